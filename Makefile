@@ -1,0 +1,56 @@
+# mishgrad: the two commands a newcomer needs are `make lab` and `make test`.
+# Both bootstrap .venv from requirements.txt (the one place for pins) on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Where `make lab` serves JupyterLab; override e.g. `make lab LAB_PORT=9999`.
+LAB_PORT ?= 8888
+LAB_ARGS ?=
+NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: help venv lab test lint format notebooks bench clean
+
+help:
+	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
+	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
+	@echo "make notebooks  re-execute every notebook top to bottom, storing outputs"
+	@echo "make bench      print the accuracy tables (bench/accuracy.py)"
+	@echo "make format     format the Python sources and notebooks with ruff"
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "mishgrad needs Python >= 3.10; found " + sys.version.split()[0] + " (set PYTHON=python3.x)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --editable .
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks \
+		--ServerApp.port=$(LAB_PORT) $(LAB_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check mishgrad tests bench notebooks
+	$(BIN)/ruff format --check mishgrad tests bench notebooks
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix mishgrad tests bench notebooks
+	$(BIN)/ruff format mishgrad tests bench notebooks
+
+test: lint
+	$(BIN)/python -m pytest tests notebooks $(NBVAL_ARGS)
+
+notebooks: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
+		notebooks/*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python bench/accuracy.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,211 @@
+"""Measuring error: ULP distances, summaries, and the accuracy targets of DESIGN §4.
+
+The unit of error is the ULP of the *output* dtype: the distance between a result and
+the correctly rounded truth, counted in representable values (see
+:func:`mishgrad.dtypes.ordered`). Near the root of d (x ~ -1.19243) the derivative
+passes through zero, every float32 method loses relative accuracy there, and the honest
+measure is the absolute error: :data:`ROOT_WINDOW` marks where that applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from .dtypes import ordered
+
+#: x interval around the root of dmish/dx where float32 error is reported as absolute.
+ROOT_WINDOW: Final = (-1.25, -1.15)
+
+#: Below this x, e^x is subnormal in float32 and every formula loses bits (DESIGN §4).
+FLOAT32_SUBNORMAL_EDGE: Final = -87.0
+
+
+def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """ULPs between ``result`` and ``truth`` (same dtype), as float64.
+
+    Zero for equal values (``+0`` and ``-0`` are equal, and so are two NaNs); ``inf``
+    where exactly one side is NaN.
+    """
+    if result.dtype != truth.dtype:
+        raise ValueError(f"dtypes differ: {result.dtype} vs {truth.dtype}")
+    distance = np.abs(ordered(result) - ordered(truth)).astype(np.float64)
+    result_nan = np.isnan(result.astype(np.float64))
+    truth_nan = np.isnan(truth.astype(np.float64))
+    distance[result_nan | truth_nan] = np.inf
+    distance[result_nan & truth_nan] = 0.0
+    return distance
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """How far one formula's results are from the truth over one set of inputs.
+
+    Attributes
+    ----------
+    count
+        Number of inputs.
+    max_ulp
+        Largest ULP distance where both result and truth are finite.
+    correctly_rounded_pct, within_1ulp_pct
+        Share of inputs with distance 0, and with distance <= 1 (percent).
+    spurious_nonfinite
+        Results that are NaN or infinite where the truth is finite.
+    wrong_sign
+        Results whose sign is opposite to the truth (both nonzero).
+    max_rel_error
+        Largest ``|result - truth| / |truth|`` over the relative-error mask (NaN if empty).
+    max_abs_error
+        Largest ``|result - truth|`` over the absolute-error mask (NaN if empty).
+    """
+
+    count: int
+    max_ulp: float
+    correctly_rounded_pct: float
+    within_1ulp_pct: float
+    spurious_nonfinite: int
+    wrong_sign: int
+    max_rel_error: float
+    max_abs_error: float
+
+    def as_dict(self) -> dict[str, float]:
+        """The fields as a plain dict, for tables."""
+        return asdict(self)
+
+
+def _masked_max(values: np.ndarray, mask: np.ndarray) -> float:
+    return float(values[mask].max()) if mask.any() else float("nan")
+
+
+def summarize(
+    result: np.ndarray,
+    truth: np.ndarray,
+    *,
+    rel_mask: npt.ArrayLike | None = None,
+    abs_mask: npt.ArrayLike | None = None,
+) -> ErrorSummary:
+    """Summarize ``result`` against the correctly rounded ``truth`` (same dtype and shape).
+
+    Parameters
+    ----------
+    result, truth
+        Arrays of one dtype; ``truth`` from :mod:`mishgrad.oracle`.
+    rel_mask
+        Where relative error counts; default: wherever the truth is finite and nonzero.
+    abs_mask
+        Where absolute error counts; default: nowhere.
+    """
+    result, truth = np.ravel(result), np.ravel(truth)
+    r64, t64 = result.astype(np.float64), truth.astype(np.float64)
+    distance = ulp_distance(result, truth)
+    both_finite = np.isfinite(r64) & np.isfinite(t64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        abs_error = np.abs(r64 - t64)
+        rel_error = abs_error / np.abs(t64)
+    valid_rel = both_finite & (t64 != 0)
+    rel = valid_rel if rel_mask is None else valid_rel & np.ravel(rel_mask)
+    absolute = np.zeros_like(both_finite) if abs_mask is None else both_finite & np.ravel(abs_mask)
+    return ErrorSummary(
+        count=int(result.size),
+        max_ulp=_masked_max(distance, both_finite),
+        correctly_rounded_pct=100.0 * float(np.mean(distance == 0)),
+        within_1ulp_pct=100.0 * float(np.mean(distance <= 1)),
+        spurious_nonfinite=int(np.sum(~np.isfinite(r64) & np.isfinite(t64))),
+        wrong_sign=int(np.sum(r64 * t64 < 0)),
+        max_rel_error=_masked_max(rel_error, rel),
+        max_abs_error=_masked_max(abs_error, absolute),
+    )
+
+
+def in_root_window(x: npt.ArrayLike) -> np.ndarray:
+    """True where x lies in :data:`ROOT_WINDOW` (inclusive)."""
+    x = np.asarray(x, dtype=np.float64)
+    return (x >= ROOT_WINDOW[0]) & (x <= ROOT_WINDOW[1])
+
+
+def float32_rel_mask(x: npt.ArrayLike) -> np.ndarray:
+    """Where DESIGN's float32 relative-error target applies: x >= -87, outside the root window."""
+    x = np.asarray(x, dtype=np.float64)
+    return (x >= FLOAT32_SUBNORMAL_EDGE) & ~in_root_window(x) & np.isfinite(x)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One accuracy target, the measured value and whether it is met."""
+
+    criterion: str
+    measured: float
+    target: str
+    met: bool
+
+
+def check_16bit(summary: ErrorSummary) -> list[Check]:
+    """DESIGN §4 targets for float16/bfloat16 over every finite input."""
+    return [
+        Check("max ULP", summary.max_ulp, "<= 1", summary.max_ulp <= 1),
+        Check(
+            "% correctly rounded",
+            summary.correctly_rounded_pct,
+            ">= 99.99",
+            summary.correctly_rounded_pct >= 99.99,
+        ),
+        Check(
+            "spurious NaN/Inf", summary.spurious_nonfinite, "0", summary.spurious_nonfinite == 0
+        ),
+    ]
+
+
+def check_float32(
+    whole: ErrorSummary, positive: ErrorSummary, uniform: ErrorSummary
+) -> list[Check]:
+    """DESIGN §4 targets for float32.
+
+    Parameters
+    ----------
+    whole
+        The documented sample, with :func:`float32_rel_mask` and the root window as masks.
+    positive
+        The sample's x >= 0 part.
+    uniform
+        A uniform[-20, 20] sample.
+    """
+    return [
+        Check("spurious NaN/Inf", whole.spurious_nonfinite, "0", whole.spurious_nonfinite == 0),
+        Check("wrong sign", whole.wrong_sign, "0", whole.wrong_sign == 0),
+        Check("max ULP, x >= 0", positive.max_ulp, "<= 2", positive.max_ulp <= 2),
+        Check(
+            "max rel. error, x >= -87 outside root window",
+            whole.max_rel_error,
+            "<= 6e-6",
+            whole.max_rel_error <= 6e-6,
+        ),
+        Check(
+            "max abs. error in root window",
+            whole.max_abs_error,
+            "<= 1e-7",
+            whole.max_abs_error <= 1e-7,
+        ),
+        Check(
+            "% within 1 ULP, uniform[-20, 20]",
+            uniform.within_1ulp_pct,
+            ">= 90",
+            uniform.within_1ulp_pct >= 90,
+        ),
+    ]
+
+
+
+def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, float]]:
+    """The maximal runs of sorted ``x`` where ``mask`` holds, as (first x, last x) pairs.
+
+    ``x`` must be sorted (as :func:`mishgrad.dtypes.all_values` returns it); a run ends
+    at the last sample where the mask holds, so the intervals are exact for exhaustive
+    inputs and approximate to the sample spacing otherwise.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(float(x[start]), float(x[stop - 1])) for start, stop in zip(edges[::2], edges[1::2])]

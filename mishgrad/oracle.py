@@ -1,0 +1,207 @@
+"""The reference oracle: correctly rounded values of Mish's gradient in any dtype.
+
+Every error figure in this project is measured against these values, so they must be
+right to the last bit. The method is Ziv's "evaluate, then prove":
+
+1. Evaluate in float64 with the cancellation-free form and a rigorous error bound
+   ``bound`` (a generous multiple of the unit roundoff times the size of the terms).
+2. Round the float64 value to the target dtype. If the whole interval
+   ``[approx - bound, approx + bound]`` lies strictly between the two midpoints that
+   surround that rounding, the rounding is proven correct.
+3. Otherwise (near a midpoint, near the root of d where the terms cancel) evaluate
+   with mpmath at 60 significant digits and decide the rounding by exact comparison
+   with the midpoints (which are exact in float64).
+
+This avoids two traps: a float64 value rounded to bfloat16 through float32 can round
+twice, and ``float(mpf)`` is not guaranteed to round to nearest. Midpoints between two
+neighbours of a 16- or 32-bit float are exact float64 numbers, so comparing against them
+is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import mpmath
+import numpy as np
+import numpy.typing as npt
+
+from .dtypes import as_dtype, from_ordered, ordered
+
+#: Significant decimal digits of the mpmath fallback (DESIGN §4 asks for >= 50).
+MP_DIGITS: Final = 60
+
+#: Relative error allowance of the float64 evaluation, in units of 2**-53. A dozen
+#: roundings and one ``exp`` (< 1 ulp) cannot reach 64 of them; the slack only sends
+#: a few more points to mpmath.
+_F64_ERROR_UNITS: Final = 64.0
+_UNIT: Final = 2.0**-53
+
+
+def _terms_float64(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two terms of ``d = t + x s (1 - t)(1 + t)`` in float64, cancellation-free."""
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(x))
+        positive = x > 0
+        numerator = np.where(positive, 1 + 2 * e, e * (2 + e))
+        one_minus_numerator = np.where(positive, 2 * e * e, 2.0)
+        denominator = numerator + one_minus_numerator
+        t = numerator / denominator
+        s = np.where(positive, 1.0, e) / (1 + e)
+        product = x * s * (one_minus_numerator / denominator) * (1 + t)
+    return t, product
+
+
+def dmish_mp(x: float) -> mpmath.mpf:
+    """d(x) = dmish/dx at :data:`MP_DIGITS` digits, from the same cancellation-free form.
+
+    Only the final ``t + product`` can cancel (near the root, x ~ -1.19); 60 digits leave
+    more than 40 after the worst cancellation a float32 input can produce.
+    """
+    with mpmath.workdps(MP_DIGITS):
+        xm = mpmath.mpf(float(x))
+        e = mpmath.exp(-abs(xm))
+        if xm > 0:
+            numerator, one_minus_numerator, s = 1 + 2 * e, 2 * e * e, 1 / (1 + e)
+        else:
+            numerator, one_minus_numerator, s = e * (2 + e), mpmath.mpf(2), e / (1 + e)
+        denominator = numerator + one_minus_numerator
+        t = numerator / denominator
+        return t + xm * s * (one_minus_numerator / denominator) * (1 + t)
+
+
+def tanh_softplus_mp(x: float) -> mpmath.mpf:
+    """t(x) = tanh(softplus(x)) at :data:`MP_DIGITS` digits."""
+    with mpmath.workdps(MP_DIGITS):
+        return mpmath.tanh(mpmath.log1p(mpmath.exp(mpmath.mpf(float(x)))))
+
+
+def _neighbour_midpoints(candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 midpoints between each candidate and its lower and upper neighbours."""
+    keys = ordered(candidate)
+    below = from_ordered(keys - 1, candidate.dtype).astype(np.float64)
+    above = from_ordered(keys + 1, candidate.dtype).astype(np.float64)
+    centre = candidate.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (below + centre) / 2, (centre + above) / 2
+
+
+def _round_exact(value: mpmath.mpf, dtype: np.dtype) -> np.generic:
+    """Round an mpmath number to ``dtype``, to nearest with ties to even, exactly."""
+    key = int(ordered(np.array([float(value)]).astype(dtype))[0])
+    while True:
+        candidate = from_ordered(np.array([key]), dtype)
+        low, high = (m[0] for m in _neighbour_midpoints(candidate))
+        if value < low:
+            key -= 1
+        elif value > high:
+            key += 1
+        elif value in (low, high):
+            raise ArithmeticError(f"{value} is a midpoint of {dtype.name}: refine the tie rule")
+        else:
+            result = candidate[0]
+            return np.copysign(result, -1) if result == 0 and value < 0 else result
+
+
+def correctly_round(
+    approx: np.ndarray,
+    bound: np.ndarray,
+    dtype: npt.DTypeLike,
+    exact: Callable[[int], mpmath.mpf],
+) -> np.ndarray:
+    """Round true values, known as ``approx +- bound``, correctly to ``dtype``.
+
+    Parameters
+    ----------
+    approx, bound
+        Float64 approximations of the true values and absolute bounds on their error.
+    dtype
+        The target dtype (float32, float16 or bfloat16).
+    exact
+        ``exact(i)`` returns the i-th true value (flat index) as an mpmath number; it is
+        called only where the float64 interval straddles a rounding midpoint.
+
+    Returns
+    -------
+    numpy.ndarray
+        The correctly rounded values, with the sign of zero taken from the true value.
+    """
+    dtype = as_dtype(dtype)
+    approx = np.asarray(approx, dtype=np.float64).ravel()
+    bound = np.asarray(bound, dtype=np.float64).ravel()
+    candidate = approx.astype(np.float32).astype(dtype)
+    low, high = _neighbour_midpoints(candidate)
+    proven = (approx - bound > low) & (approx + bound < high)
+    for index in np.flatnonzero(~proven):
+        candidate[index] = _round_exact(exact(int(index)), dtype)
+    return candidate
+
+
+def _special_values(x: np.ndarray, result: np.ndarray, at_inf: float, at_minus_inf: float) -> None:
+    """Set the limits at +-inf and NaN for NaN, in place."""
+    result[np.isnan(x)] = np.nan
+    result[x == np.inf] = at_inf
+    result[x == -np.inf] = at_minus_inf
+
+
+def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
+    """Correctly rounded dmish/dx for every element of ``x``.
+
+    Parameters
+    ----------
+    x
+        Inputs of any float dtype; their values are taken exactly.
+    dtype
+        The output dtype; default ``x.dtype``.
+
+    Returns
+    -------
+    numpy.ndarray
+        d(x) rounded to nearest, ties to even; NaN for NaN, 1 at +inf, 0 at -inf.
+    """
+    x = np.asarray(x)
+    dtype = as_dtype(dtype if dtype is not None else x.dtype)
+    x64 = x.astype(np.float64).ravel()
+    finite = np.isfinite(x64)
+    t, product = _terms_float64(np.where(finite, x64, 0.0))
+    bound = _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
+    result = correctly_round(t + product, bound, dtype, lambda i: dmish_mp(x64[i]))
+    _special_values(x64, result, 1.0, 0.0)
+    return result.reshape(x.shape)
+
+
+def tanh_softplus_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
+    """Correctly rounded t = tanh(softplus(x)): the exact ``tanhx`` a forward pass could save."""
+    x = np.asarray(x)
+    dtype = as_dtype(dtype if dtype is not None else x.dtype)
+    x64 = x.astype(np.float64).ravel()
+    t, _ = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
+    bound = _F64_ERROR_UNITS * _UNIT * np.abs(t)
+    result = correctly_round(t, bound, dtype, lambda i: tanh_softplus_mp(x64[i]))
+    _special_values(x64, result, 1.0, 0.0)
+    return result.reshape(x.shape)
+
+
+def mish_backward_oracle(
+    grad: npt.ArrayLike, x: npt.ArrayLike, dtype: npt.DTypeLike | None = None
+) -> np.ndarray:
+    """Correctly rounded ``grad * d(x)`` (broadcast), the truth for the whole operator.
+
+    Special values follow IEEE arithmetic on the exact limits: ``grad * 1`` at +inf,
+    ``grad * 0`` at -inf (NaN if grad is infinite), NaN if either input is NaN.
+    """
+    grad, x = np.broadcast_arrays(np.asarray(grad), np.asarray(x))
+    dtype = as_dtype(dtype if dtype is not None else x.dtype)
+    x64 = x.astype(np.float64).ravel()
+    g64 = grad.astype(np.float64).ravel()
+    t, product = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
+    derivative = np.where(np.isfinite(x64), t + product, np.where(x64 > 0, 1.0, 0.0))
+    finite = np.isfinite(x64) & np.isfinite(g64)
+    safe_grad = np.where(finite, g64, 0.0)
+    bound = np.abs(safe_grad) * _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
+    result = correctly_round(safe_grad * derivative, bound, dtype, lambda i: g64[i] * dmish_mp(x64[i]))
+    with np.errstate(invalid="ignore"):
+        result[~finite] = (g64 * derivative)[~finite].astype(dtype)
+    result[np.isnan(x64)] = np.nan
+    return result.reshape(x.shape)

@@ -1,0 +1,35 @@
+"""Small helpers that turn computed values into Markdown for notebook prose and tables.
+
+Notebooks state numbers only through these, so every figure in the prose is computed.
+Output is deterministic text (no addresses, no timings) and therefore safe for nbval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from IPython.display import Markdown
+
+
+def fmt(value: object, digits: int = 6) -> str:
+    """Format a number compactly: integers as such, floats with ``digits`` significant digits."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
+        value, "dtype"
+    ):
+        return str(value)
+    number = float(value)  # NumPy scalars included
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return f"{number:.{digits}g}"
+
+
+def table(rows: Iterable[Sequence[object]], headers: Sequence[str], digits: int = 6) -> Markdown:
+    """A Markdown table; numbers go through :func:`fmt`."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(fmt(cell, digits) for cell in row) + " |" for row in rows]
+    return Markdown("\n".join(lines))
+
+
+def say(text: str) -> Markdown:
+    """Render a computed sentence (an f-string) as Markdown."""
+    return Markdown(text)
