@@ -8,15 +8,18 @@ STAMP  := $(VENV)/.installed
 # Where `make lab` serves JupyterLab; override e.g. `make lab LAB_PORT=9999`.
 LAB_PORT ?= 8888
 LAB_ARGS ?=
+# Jupyter refuses to run as root unless told; CI and containers run as root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test lint format notebooks bench clean
+.PHONY: help venv lab test lint format notebooks bench twin clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
 	@echo "make notebooks  re-execute every notebook top to bottom, storing outputs"
-	@echo "make bench      print the accuracy tables (bench/accuracy.py)"
+	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
+	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make format     format the Python sources and notebooks with ruff"
 
 venv: $(STAMP)
@@ -31,7 +34,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks \
-		--ServerApp.port=$(LAB_PORT) $(LAB_ARGS)
+		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check mishgrad tests bench notebooks
@@ -51,6 +54,10 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/accuracy.py
+	$(BIN)/python bench/kernel.py
+
+twin: $(STAMP)
+	$(BIN)/python -c "from mishgrad import twin; print(twin.build())"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -36,6 +36,7 @@ def as_dtype(dtype: npt.DTypeLike | str) -> np.dtype:
     ------
     ValueError
         If ``dtype`` is not one of float32, float16, bfloat16.
+
     """
     if isinstance(dtype, str) and dtype in DTYPES:
         return DTYPES[dtype]
@@ -91,6 +92,7 @@ def all_values(dtype: npt.DTypeLike, *, finite: bool = True) -> np.ndarray:
     finite
         If true (the default) return only finite values; otherwise include ``-inf``,
         ``+inf`` and one NaN at the end.
+
     """
     dtype = as_dtype(dtype)
     if dtype.itemsize != 2:
@@ -106,4 +108,3 @@ def all_values(dtype: npt.DTypeLike, *, finite: bool = True) -> np.ndarray:
 def float_info(dtype: npt.DTypeLike) -> ml_dtypes.finfo:
     """``finfo`` that also understands bfloat16 (smallest normal, eps, max, ...)."""
     return ml_dtypes.finfo(as_dtype(dtype))
-

@@ -23,6 +23,17 @@ ROOT_WINDOW: Final = (-1.25, -1.15)
 #: Below this x, e^x is subnormal in float32 and every formula loses bits (DESIGN §4).
 FLOAT32_SUBNORMAL_EDGE: Final = -87.0
 
+# The accuracy targets of DESIGN §4.
+#: float16 and bfloat16, every finite input: largest ULP error, share correctly rounded.
+HALF_MAX_ULP: Final = 1.0
+HALF_CORRECTLY_ROUNDED_PCT: Final = 99.99
+#: float32: ULP error for x >= 0; relative error for x >= -87 outside the root window;
+#: absolute error inside it; share within 1 ULP on uniform[-20, 20].
+FLOAT32_MAX_ULP_POSITIVE: Final = 2.0
+FLOAT32_MAX_REL_ERROR: Final = 6e-6
+FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7
+FLOAT32_WITHIN_1ULP_PCT: Final = 90.0
+
 
 def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """ULPs between ``result`` and ``truth`` (same dtype), as float64.
@@ -60,6 +71,7 @@ class ErrorSummary:
         Largest ``|result - truth| / |truth|`` over the relative-error mask (NaN if empty).
     max_abs_error
         Largest ``|result - truth|`` over the absolute-error mask (NaN if empty).
+
     """
 
     count: int
@@ -80,6 +92,10 @@ def _masked_max(values: np.ndarray, mask: np.ndarray) -> float:
     return float(values[mask].max()) if mask.any() else float("nan")
 
 
+def _percent(mask: np.ndarray) -> float:
+    return 100.0 * float(np.mean(mask)) if mask.size else float("nan")
+
+
 def summarize(
     result: np.ndarray,
     truth: np.ndarray,
@@ -97,6 +113,7 @@ def summarize(
         Where relative error counts; default: wherever the truth is finite and nonzero.
     abs_mask
         Where absolute error counts; default: nowhere.
+
     """
     result, truth = np.ravel(result), np.ravel(truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
@@ -111,8 +128,8 @@ def summarize(
     return ErrorSummary(
         count=int(result.size),
         max_ulp=_masked_max(distance, both_finite),
-        correctly_rounded_pct=100.0 * float(np.mean(distance == 0)),
-        within_1ulp_pct=100.0 * float(np.mean(distance <= 1)),
+        correctly_rounded_pct=_percent(distance == 0),
+        within_1ulp_pct=_percent(distance <= 1),
         spurious_nonfinite=int(np.sum(~np.isfinite(r64) & np.isfinite(t64))),
         wrong_sign=int(np.sum(r64 * t64 < 0)),
         max_rel_error=_masked_max(rel_error, rel),
@@ -145,16 +162,14 @@ class Check:
 def check_16bit(summary: ErrorSummary) -> list[Check]:
     """DESIGN §4 targets for float16/bfloat16 over every finite input."""
     return [
-        Check("max ULP", summary.max_ulp, "<= 1", summary.max_ulp <= 1),
+        Check("max ULP", summary.max_ulp, f"<= {HALF_MAX_ULP:g}", summary.max_ulp <= HALF_MAX_ULP),
         Check(
             "% correctly rounded",
             summary.correctly_rounded_pct,
-            ">= 99.99",
-            summary.correctly_rounded_pct >= 99.99,
+            f">= {HALF_CORRECTLY_ROUNDED_PCT:g}",
+            summary.correctly_rounded_pct >= HALF_CORRECTLY_ROUNDED_PCT,
         ),
-        Check(
-            "spurious NaN/Inf", summary.spurious_nonfinite, "0", summary.spurious_nonfinite == 0
-        ),
+        Check("spurious NaN/Inf", summary.spurious_nonfinite, "0", summary.spurious_nonfinite == 0),
     ]
 
 
@@ -171,31 +186,36 @@ def check_float32(
         The sample's x >= 0 part.
     uniform
         A uniform[-20, 20] sample.
+
     """
     return [
         Check("spurious NaN/Inf", whole.spurious_nonfinite, "0", whole.spurious_nonfinite == 0),
         Check("wrong sign", whole.wrong_sign, "0", whole.wrong_sign == 0),
-        Check("max ULP, x >= 0", positive.max_ulp, "<= 2", positive.max_ulp <= 2),
+        Check(
+            "max ULP, x >= 0",
+            positive.max_ulp,
+            f"<= {FLOAT32_MAX_ULP_POSITIVE:g}",
+            positive.max_ulp <= FLOAT32_MAX_ULP_POSITIVE,
+        ),
         Check(
             "max rel. error, x >= -87 outside root window",
             whole.max_rel_error,
-            "<= 6e-6",
-            whole.max_rel_error <= 6e-6,
+            f"<= {FLOAT32_MAX_REL_ERROR:g}",
+            whole.max_rel_error <= FLOAT32_MAX_REL_ERROR,
         ),
         Check(
             "max abs. error in root window",
             whole.max_abs_error,
-            "<= 1e-7",
-            whole.max_abs_error <= 1e-7,
+            f"<= {FLOAT32_MAX_ABS_ERROR_ROOT:g}",
+            whole.max_abs_error <= FLOAT32_MAX_ABS_ERROR_ROOT,
         ),
         Check(
             "% within 1 ULP, uniform[-20, 20]",
             uniform.within_1ulp_pct,
-            ">= 90",
-            uniform.within_1ulp_pct >= 90,
+            f">= {FLOAT32_WITHIN_1ULP_PCT:g}",
+            uniform.within_1ulp_pct >= FLOAT32_WITHIN_1ULP_PCT,
         ),
     ]
-
 
 
 def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, float]]:
@@ -208,4 +228,70 @@ def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, f
     x = np.asarray(x, dtype=np.float64)
     mask = np.asarray(mask, dtype=bool)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    return [(float(x[start]), float(x[stop - 1])) for start, stop in zip(edges[::2], edges[1::2])]
+    starts, stops = edges[::2], edges[1::2]
+    return [(float(x[a]), float(x[b - 1])) for a, b in zip(starts, stops, strict=True)]
+
+
+# --------------------------------------------------------------------------------------
+# Where a formula fails: the kinds of failure the notebooks plot as regions.
+# --------------------------------------------------------------------------------------
+
+#: Kinds of failure, in the order region charts draw them.
+FAILURE_KINDS: Final = ("NaN", "±Inf", "wrong sign", "inaccurate")
+
+
+def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Return where a finite result misses DESIGN §4's accuracy target for its dtype.
+
+    float16, bfloat16
+        More than :data:`HALF_MAX_ULP` ULP from the correctly rounded truth.
+    float32
+        More than 2 ULP for x >= 0; relative error above 6e-6 for x >= -87 outside the
+        root window; absolute error above 1e-7 inside the root window. Below x = -87
+        (e^x subnormal) float32 has no target, so nothing there is flagged.
+
+    NaN and infinite results are not flagged here: :func:`failure_masks` names them.
+    """
+    r64, t64 = result.astype(np.float64), truth.astype(np.float64)
+    both = np.isfinite(r64) & np.isfinite(t64)
+    distance = np.where(both, ulp_distance(result, truth), 0.0)
+    if result.dtype.itemsize == 2:
+        return both & (distance > HALF_MAX_ULP)
+    x64 = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        absolute = np.where(both, np.abs(r64 - t64), 0.0)
+        relative = np.where(both & (t64 != 0), absolute / np.abs(t64), 0.0)
+    return both & (
+        ((x64 >= 0) & (distance > FLOAT32_MAX_ULP_POSITIVE))
+        | (float32_rel_mask(x64) & (relative > FLOAT32_MAX_REL_ERROR))
+        | (in_root_window(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_ROOT))
+    )
+
+
+def failure_masks(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
+    """Return boolean masks of :data:`FAILURE_KINDS`: ``result`` against the correct ``truth``.
+
+    ``NaN`` and ``±Inf``
+        The result is NaN (or infinite) where the truth is finite.
+    ``wrong sign``
+        Result and truth are both nonzero and of opposite signs.
+    ``inaccurate``
+        Finite, of the right sign, but beyond the dtype's target (:func:`misses_target`).
+    """
+    r64, t64 = result.astype(np.float64), truth.astype(np.float64)
+    finite_truth = np.isfinite(t64)
+    with np.errstate(invalid="ignore"):
+        wrong_sign = r64 * t64 < 0
+    return {
+        "NaN": np.isnan(r64) & finite_truth,
+        "±Inf": np.isinf(r64) & finite_truth,
+        "wrong sign": wrong_sign,
+        "inaccurate": misses_target(x, result, truth) & ~wrong_sign,
+    }
+
+
+def failure_regions(
+    x: np.ndarray, result: np.ndarray, truth: np.ndarray
+) -> dict[str, list[tuple[float, float]]]:
+    """Return the x intervals of each failure kind (``x`` sorted), via ``mask_intervals``."""
+    return {kind: mask_intervals(x, mask) for kind, mask in failure_masks(x, result, truth).items()}

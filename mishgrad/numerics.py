@@ -71,7 +71,7 @@ def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
 
 
 def _exp_parts(x: np.ndarray) -> dict[str, np.ndarray]:
-    """The rational pieces of t, 1 - t and s from the single exponential ``e^-|x|``.
+    """The rational pieces of t and 1 - t, and x*s, from the single exponential ``e^-|x|``.
 
     For x > 0, with e = exp(-x)::
 
@@ -83,19 +83,33 @@ def _exp_parts(x: np.ndarray) -> dict[str, np.ndarray]:
 
     Every denominator lies in [1, 5], so each division is well conditioned, and
     ``e <= 1`` means nothing overflows. ``1 - t`` is never formed by a subtraction.
+    ``x * s`` is formed without a per-sign choice as ``(max(x, 0) + min(x, 0) e) / (1 + e)``,
+    with each part clamped to +-FLT_MAX so that x = +-inf gives a finite product: that is
+    what makes d(+inf) = 1 and d(-inf) = 0 instead of ``inf * 0 = NaN``.
+
+    The operations and their order are the kernel's (``kernel/op_kernel``), so this is a
+    NumPy model of what the vector unit computes, rounding for rounding.
     """
     positive = x > 0
     e = np.exp(-np.abs(x))
-    two_e = e + e
     e_squared = e * e
-    numerator = np.where(positive, 1 + two_e, two_e + e_squared)
+    two_e = e + e
+    numerator = np.where(positive, two_e + 1, two_e + e_squared)
     one_minus_numerator = np.where(positive, e_squared + e_squared, np.float32(2))
     denominator = numerator + one_minus_numerator
     return {
+        "e": e,
         "t": numerator / denominator,
         "one_minus_t": one_minus_numerator / denominator,
-        "s": np.where(positive, np.float32(1), e) / (1 + e),
+        "x_s": _x_times_sigmoid(x, e),
     }
+
+
+def _x_times_sigmoid(x: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """``x * sigmoid(x)`` from ``e = exp(-|x|)``: one division, finite for x = +-inf."""
+    negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * e
+    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX)
+    return (positive_part + negative_part) / (e + 1)
 
 
 @_float32_formula
@@ -181,13 +195,12 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
 def dmish_ours(x: np.ndarray) -> np.ndarray:
     """Our form: one exponential, ``1 - t`` formed directly (see :func:`_exp_parts`).
 
-    ``d = t + x s (1 - t)(1 + t)``, with x clamped to +-FLT_MAX in the product so that
-    the limits d(+inf) = 1 and d(-inf) = 0 come out; NaN stays NaN.
+    ``d = t + ((x s) (1 - t)) (1 + t)``; the limits d(+inf) = 1 and d(-inf) = 0 come out
+    and NaN stays NaN.
     """
     parts = _exp_parts(x)
     t = parts["t"]
-    product = np.clip(x, -FLT_MAX, FLT_MAX) * parts["s"] * parts["one_minus_t"] * (1 + t)
-    return t + product
+    return parts["x_s"] * parts["one_minus_t"] * (t + 1) + t
 
 
 @_float32_formula
@@ -198,10 +211,8 @@ def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
     is finite for every finite x and any ``t`` in [0, 1]. It cannot be more accurate
     than the rounding of ``t`` allows (near the root of d especially).
     """
-    e = np.exp(-np.abs(x))
-    s = np.where(x > 0, np.float32(1), e) / (1 + e)
-    product = np.clip(x, -FLT_MAX, FLT_MAX) * s * (1 - tanhx) * (1 + tanhx)
-    return tanhx + product
+    x_s = _x_times_sigmoid(x, np.exp(-np.abs(x)))
+    return x_s * (1 - tanhx) * (tanhx + 1) + tanhx
 
 
 #: The no-tanhx formulas, by the names used in tables and plots.
@@ -235,6 +246,7 @@ def mish_backward(
     ------
     ValueError
         If the dtypes differ or are not supported, or the shapes do not broadcast.
+
     """
     grad, x = np.asarray(grad), np.asarray(x)
     tensors = {"grad": grad} if tanhx is None else {"grad": grad, "tanhx": np.asarray(tanhx)}

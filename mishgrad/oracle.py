@@ -125,7 +125,8 @@ def correctly_round(
     Returns
     -------
     numpy.ndarray
-        The correctly rounded values, with the sign of zero taken from the true value.
+        The correctly rounded values; a zero takes the sign of ``approx``.
+
     """
     dtype = as_dtype(dtype)
     approx = np.asarray(approx, dtype=np.float64).ravel()
@@ -136,6 +137,17 @@ def correctly_round(
     for index in np.flatnonzero(~proven):
         candidate[index] = _round_exact(exact(int(index)), dtype)
     return candidate
+
+
+def _sign_of_d(t: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """The sign (+1 or -1) of d from its float64 terms.
+
+    The float64 sum has the right sign wherever it is nonzero: d only vanishes at its
+    root, which no float input hits, and near it the float64 error is far below |d|.
+    The sum is zero only where both terms underflow, for x below about -700, where the
+    true d = e^x (1 + x) + ... is negative.
+    """
+    return np.where(t + product > 0, 1.0, -1.0)
 
 
 def _special_values(x: np.ndarray, result: np.ndarray, at_inf: float, at_minus_inf: float) -> None:
@@ -159,6 +171,7 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
     -------
     numpy.ndarray
         d(x) rounded to nearest, ties to even; NaN for NaN, 1 at +inf, 0 at -inf.
+
     """
     x = np.asarray(x)
     dtype = as_dtype(dtype if dtype is not None else x.dtype)
@@ -167,6 +180,8 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
     t, product = _terms_float64(np.where(finite, x64, 0.0))
     bound = _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
     result = correctly_round(t + product, bound, dtype, lambda i: dmish_mp(x64[i]))
+    zero = result == 0
+    result[zero] = np.copysign(0.0, _sign_of_d(t, product)[zero])
     _special_values(x64, result, 1.0, 0.0)
     return result.reshape(x.shape)
 
@@ -200,7 +215,12 @@ def mish_backward_oracle(
     finite = np.isfinite(x64) & np.isfinite(g64)
     safe_grad = np.where(finite, g64, 0.0)
     bound = np.abs(safe_grad) * _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
-    result = correctly_round(safe_grad * derivative, bound, dtype, lambda i: g64[i] * dmish_mp(x64[i]))
+    result = correctly_round(
+        safe_grad * derivative, bound, dtype, lambda i: g64[i] * dmish_mp(x64[i])
+    )
+    zero = result == 0
+    sign = np.copysign(1.0, g64) * _sign_of_d(t, product)
+    result[zero] = np.copysign(0.0, sign[zero])
     with np.errstate(invalid="ignore"):
         result[~finite] = (g64 * derivative)[~finite].astype(dtype)
     result[np.isnan(x64)] = np.nan

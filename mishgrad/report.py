@@ -8,16 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 from IPython.display import Markdown
 
 
 def fmt(value: object, digits: int = 6) -> str:
-    """Format a number compactly: integers as such, floats with ``digits`` significant digits."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
-        value, "dtype"
-    ):
+    """Format a number compactly: integers as such, reals with ``digits`` significant digits.
+
+    Booleans and strings print as themselves; anything with ``__float__`` (NumPy scalars,
+    mpmath numbers) is formatted as a number.
+    """
+    if isinstance(value, (bool, np.bool_, str)):
         return str(value)
-    number = float(value)  # NumPy scalars included
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(value)
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))
     return f"{number:.{digits}g}"

@@ -23,8 +23,10 @@ are proven on each sign separately, where they are.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
+import mpmath
 import sympy as sp
 
 x: Final = sp.Symbol("x", real=True)
@@ -57,6 +59,12 @@ def tanh_softplus() -> sp.Expr:
 def sigmoid() -> sp.Expr:
     """s(x) = 1 / (1 + e^-x)."""
     return 1 / (1 + sp.exp(-x))
+
+
+def seed_notation() -> sp.Expr:
+    """Return d in the seeds' notation, ``t + x s (1 - t^2)``, with t and s in terms of x."""
+    t_x = tanh_softplus()
+    return t_x + x * sigmoid() * (1 - t_x**2)
 
 
 def with_t(expr: sp.Expr) -> sp.Expr:
@@ -122,6 +130,7 @@ def forms() -> dict[str, tuple[sp.Expr, str]]:
     -------
     dict
         name -> (expression in x, "all x" | "x > 0" | "x < 0").
+
     """
     t_exact = tanh_softplus()
     return {
@@ -149,8 +158,103 @@ def difference(expr: sp.Expr) -> sp.Expr:
 
 
 def proofs() -> dict[str, sp.Expr]:
-    """The cancelled difference from dmish/dx of every formula in :func:`forms`.
+    """Return the cancelled difference from dmish/dx of every formula in :func:`forms`.
 
     Zero means proven on the stated range; anything else is a counterexample family.
     """
     return {name: sp.factor(difference(expr)) for name, (expr, _) in forms().items()}
+
+
+def second_derivative() -> sp.Expr:
+    """Return d'(x) = d^2 mish/dx^2, whose zeros are where d has its minimum and maximum."""
+    return sp.diff(dmish(), x)
+
+
+def sign_change_roots(
+    expr: sp.Expr, lo: float, hi: float, steps: int = 400, digits: int = 30
+) -> list[mpmath.mpf]:
+    """Find every zero of ``expr`` (in ``x``) at which it changes sign on [lo, hi].
+
+    The interval is scanned on ``steps`` equal subintervals; each one whose ends differ
+    in sign is refined with :func:`mpmath.findroot` (bracketing Anderson solver) at
+    ``digits`` significant digits, and a grid point where ``expr`` is exactly 0 counts
+    too. Zeros closer together than a subinterval, or without a sign change, are not
+    found: choose ``steps`` accordingly.
+
+    Returns
+    -------
+    list of mpmath.mpf
+        The zeros in increasing order.
+
+    """
+    with mpmath.workdps(digits):
+        f = sp.lambdify(x, expr, "mpmath")
+        grid = [mpmath.mpf(lo) + (mpmath.mpf(hi) - lo) * i / steps for i in range(steps + 1)]
+        values = [f(point) for point in grid]
+        roots = [point for point, value in zip(grid, values, strict=True) if value == 0]
+        roots += [
+            mpmath.findroot(f, (a, b), solver="anderson")
+            for a, b, fa, fb in zip(grid, grid[1:], values, values[1:], strict=False)
+            if fa * fb < 0
+        ]
+        return sorted(roots)
+
+
+@dataclass(frozen=True)
+class CriticalPoints:
+    """Where Mish and its gradient d turn, and the limits of d (see :func:`critical_points`).
+
+    Attributes
+    ----------
+    root, mish_min
+        The zero of d, where Mish has its minimum, and that minimum value.
+    d_min_x, d_min
+        Where d is smallest (a zero of d'), and the value there (negative).
+    d_max_x, d_max
+        Where d is largest (the other zero of d'), and the value there (above 1).
+    limit_minus_inf, limit_plus_inf
+        The limits of d at -oo and +oo, by :func:`sympy.limit`.
+
+    """
+
+    root: mpmath.mpf
+    mish_min: mpmath.mpf
+    d_min_x: mpmath.mpf
+    d_min: mpmath.mpf
+    d_max_x: mpmath.mpf
+    d_max: mpmath.mpf
+    limit_minus_inf: sp.Expr
+    limit_plus_inf: sp.Expr
+
+
+def critical_points(digits: int = 30) -> CriticalPoints:
+    """Locate the critical points of Mish and of d = dmish/dx, to ``digits`` digits.
+
+    Zeros are searched on [-10, 10] with :func:`sign_change_roots`. Outside that interval
+    there are none: for x -> -oo, d ~ e^x (1 + x) and d' ~ e^x (2 + x); for x -> +oo,
+    d ~ 1 + (4x - 2) e^-2x and d' ~ 8 (1 - x) e^-2x: leading terms without zeros there.
+
+    Raises
+    ------
+    ArithmeticError
+        If the scan does not find exactly one zero of d and two of d'.
+
+    """
+    roots = sign_change_roots(dmish(), -10.0, 10.0, digits=digits)
+    extrema = sign_change_roots(second_derivative(), -10.0, 10.0, digits=digits)
+    if len(roots) != 1 or len(extrema) != 2:
+        raise ArithmeticError(f"expected 1 zero of d and 2 of d', got {roots} and {extrema}")
+    with mpmath.workdps(digits):
+        mish_f = sp.lambdify(x, mish(), "mpmath")
+        d_f = sp.lambdify(x, dmish(), "mpmath")
+        low, high = sorted(extrema)
+        return CriticalPoints(
+            root=roots[0],
+            mish_min=mish_f(roots[0]),
+            d_min_x=low,
+            d_min=d_f(low),
+            d_max_x=high,
+            d_max=d_f(high),
+            limit_minus_inf=sp.limit(dmish(), x, -sp.oo),
+            limit_plus_inf=sp.limit(dmish(), x, sp.oo),
+        )

@@ -1,0 +1,165 @@
+// The tiling arithmetic of MishGrad: pure C++17, no CANN header, no allocation.
+//
+// One function decides how n elements are spread over the vector cores and cut into tiles
+// that fit the Unified Buffer (UB). CANN's tiling entry (op_host/mish_grad_tiling.cpp) and the
+// CPU twin both call it, so the NPU and the twin always run the same plan.
+//
+// Units. Work is handed to cores in whole 256-byte repeats of the input dtype (the width of
+// one vector instruction), so every core but the last starts on a repeat boundary and only the
+// last core ends inside a repeat. Tiles are multiples of 256 elements, so that each buffer,
+// including the one-bit-per-element comparison mask, is a whole number of 32-byte blocks.
+#ifndef MISHGRAD_COMMON_TILING_H
+#define MISHGRAD_COMMON_TILING_H
+
+#include <cstdint>
+
+#include "mish_grad_tiling_data.h"
+
+namespace mishgrad {
+
+constexpr uint32_t kBlockBytes = 32;         // UB addresses and DataCopy lengths: whole blocks
+constexpr uint32_t kRepeatBytes = 256;       // bytes one vector instruction repeat processes
+constexpr uint32_t kBufferNum = 2;           // double buffering of the in/out queues
+constexpr uint32_t kTileAlignElements = 256; // 256 mask bits = one 32-byte block
+constexpr uint64_t kUbReservedBytes = 256;   // physical UB minus what the tiling API reports
+constexpr uint64_t kSelectScratchBytes = 8192;  // Select's tensor modes use the top 8 KB of UB
+
+// One UB buffer of the kernel, in bytes per element of a tile.
+struct UbBuffer {
+    const char* name;
+    uint32_t copies;         // kBufferNum for a double-buffered queue, 1 otherwise
+    uint32_t bitsPerElement; // 8 * element size, or 1 for a bit mask
+};
+
+constexpr uint32_t kMaxBuffers = 12;
+
+// The buffers the kernel allocates for one dtype and branch, and the UB bytes they may use.
+struct UbBudget {
+    UbBuffer buffers[kMaxBuffers];
+    uint32_t count;
+    uint64_t limitBytes;
+};
+
+enum class TilingStatus : int32_t {
+    kOk = 0,
+    kEmptyInput = 1,        // n == 0: nothing to launch (the aclnn layer returns early)
+    kUnsupportedDtype = 2,  // element size is neither 2 nor 4 bytes
+    kNoCores = 3,           // the platform reported no vector core
+    kUbTooSmall = 4,        // not even one 256-element tile fits
+};
+
+constexpr uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+constexpr uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
+
+// The buffer table of op_kernel/mish_grad.h, which must allocate exactly these (the twin's
+// tests compare this table with the kernel's InitBuffer calls).
+inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes)
+{
+    const uint32_t io = 8 * dtypeSize;
+    const bool widened = dtypeSize != 4;  // 16-bit inputs are computed in float32 copies
+    UbBudget budget{};
+    auto add = [&budget](const char* name, uint32_t copies, uint32_t bits) {
+        budget.buffers[budget.count++] = UbBuffer{name, copies, bits};
+    };
+    add("grad queue", kBufferNum, io);
+    add("x queue", kBufferNum, io);
+    if (hasTanhx) {
+        add("tanhx queue", kBufferNum, io);
+    }
+    add("x_grad queue", kBufferNum, io);
+    if (widened) {
+        add("x (float32)", 1, 32);
+        add("result (float32)", 1, 32);
+        if (hasTanhx) {
+            add("tanhx (float32)", 1, 32);
+        }
+    }
+    const uint32_t temps = hasTanhx ? 2 : 4;
+    static const char* const kTempNames[] = {"temp 0", "temp 1", "temp 2", "temp 3"};
+    for (uint32_t i = 0; i < temps; ++i) {
+        add(kTempNames[i], 1, 32);
+    }
+    if (!hasTanhx) {
+        add("sign mask (bits)", 1, 1);
+    }
+    // The no-tanhx kernel uses Select in tensor mode, whose scratch area is the top 8 KB of
+    // the physical UB: every buffer must end below it.
+    const uint64_t scratchBegin = ubBytes + kUbReservedBytes - kSelectScratchBytes;
+    budget.limitBytes = hasTanhx ? ubBytes : (ubBytes + kUbReservedBytes > kSelectScratchBytes ? scratchBegin : 0);
+    return budget;
+}
+
+// UB bytes the budget's buffers occupy for a tile of tileLength elements.
+inline uint64_t BudgetBytes(const UbBudget& budget, uint64_t tileLength)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < budget.count; ++i) {
+        const UbBuffer& buffer = budget.buffers[i];
+        const uint64_t bytes = AlignUp(CeilDiv(tileLength * buffer.bitsPerElement, 8), kBlockBytes);
+        total += buffer.copies * bytes;
+    }
+    return total;
+}
+
+// The largest multiple of kTileAlignElements whose buffers fit the budget (0 if none does).
+inline uint64_t MaxTileLength(const UbBudget& budget)
+{
+    uint64_t bitsPerElement = 0;
+    for (uint32_t i = 0; i < budget.count; ++i) {
+        bitsPerElement += budget.buffers[i].copies * budget.buffers[i].bitsPerElement;
+    }
+    // With tiles a multiple of 256 elements every buffer is already whole blocks, so the
+    // budget is linear in the tile length.
+    const uint64_t elements = budget.limitBytes * 8 / bitsPerElement;
+    return elements / kTileAlignElements * kTileAlignElements;
+}
+
+inline void SplitIntoTiles(uint64_t length, uint64_t tileLength, uint64_t* tileNum, uint64_t* tail)
+{
+    *tileNum = CeilDiv(length, tileLength);
+    *tail = length - (*tileNum - 1) * tileLength;
+}
+
+// Plans the launch: cores, per-core lengths (big/small split), tile length, tiles and tails.
+inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool hasTanhx,
+                                  uint64_t ubBytes, uint32_t coreCount, MishGradTilingData* out)
+{
+    if (totalLength == 0) {
+        return TilingStatus::kEmptyInput;
+    }
+    if (dtypeSize != 2 && dtypeSize != 4) {
+        return TilingStatus::kUnsupportedDtype;
+    }
+    if (coreCount == 0) {
+        return TilingStatus::kNoCores;
+    }
+    const uint64_t tileLength = MaxTileLength(KernelBudget(dtypeSize, hasTanhx, ubBytes));
+    if (tileLength == 0) {
+        return TilingStatus::kUbTooSmall;
+    }
+    const uint64_t unit = kRepeatBytes / dtypeSize;
+    const uint64_t units = CeilDiv(totalLength, unit);
+    const uint64_t cores = units < coreCount ? units : coreCount;
+
+    MishGradTilingData tiling{};
+    tiling.totalLength = totalLength;
+    tiling.blockDim = static_cast<uint32_t>(cores);
+    tiling.bigCoreNum = static_cast<uint32_t>(units % cores);
+    tiling.smallCoreLength = units / cores * unit;
+    tiling.bigCoreLength = tiling.smallCoreLength + unit;
+    // The last core is always a small one (bigCoreNum < cores); it stops exactly at n.
+    const uint64_t lastStart =
+        tiling.bigCoreNum * tiling.bigCoreLength + (cores - 1 - tiling.bigCoreNum) * tiling.smallCoreLength;
+    tiling.lastCoreLength = totalLength - lastStart;
+    tiling.tileLength = static_cast<uint32_t>(tileLength);
+    tiling.hasTanhx = hasTanhx ? 1 : 0;
+    SplitIntoTiles(tiling.bigCoreLength, tileLength, &tiling.bigTileNum, &tiling.bigTailLength);
+    SplitIntoTiles(tiling.smallCoreLength, tileLength, &tiling.smallTileNum, &tiling.smallTailLength);
+    SplitIntoTiles(tiling.lastCoreLength, tileLength, &tiling.lastTileNum, &tiling.lastTailLength);
+    *out = tiling;
+    return TilingStatus::kOk;
+}
+
+}  // namespace mishgrad
+
+#endif  // MISHGRAD_COMMON_TILING_H

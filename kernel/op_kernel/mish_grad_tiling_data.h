@@ -1,0 +1,27 @@
+// The tiling data: everything the host tells each vector core about its share of work.
+//
+// A plain struct with fixed-width fields, so that the host (CANN's tiling function, or the
+// CPU twin) can write it as bytes and the kernel can read it back with the same layout.
+#ifndef MISHGRAD_TILING_DATA_H
+#define MISHGRAD_TILING_DATA_H
+
+#include <cstdint>
+
+struct MishGradTilingData {
+    uint64_t totalLength;      // n: elements in each of grad, x (and tanhx) and x_grad
+    uint32_t blockDim;         // vector cores that take part
+    uint32_t bigCoreNum;       // the first bigCoreNum cores take one distribution unit more
+    uint64_t bigCoreLength;    // elements on a big core
+    uint64_t smallCoreLength;  // elements on a small core (before the last core's clipping)
+    uint64_t lastCoreLength;   // elements on the last core, which ends exactly at n
+    uint32_t tileLength;       // elements per full tile: what one pass through UB holds
+    uint32_t hasTanhx;         // 1: the forward pass supplied tanh(softplus(x))
+    uint64_t bigTileNum;       // tiles on a big core; its last tile holds bigTailLength
+    uint64_t bigTailLength;
+    uint64_t smallTileNum;     // likewise for a small core
+    uint64_t smallTailLength;
+    uint64_t lastTileNum;      // likewise for the last core
+    uint64_t lastTailLength;
+};
+
+#endif  // MISHGRAD_TILING_DATA_H

@@ -1,0 +1,867 @@
+// kernel_operator.h for the CPU twin: the subset of the AscendC API that MishGrad's kernel
+// uses, with AscendC's names and signatures, implemented on the host.
+//
+// On an Ascend host `#include "kernel_operator.h"` finds CANN's header; here it finds this
+// one, and op_kernel/ compiles unchanged with g++. Where the hardware would silently
+// misbehave, the twin stops with an error that names the call (see twin/core.h):
+//   - UB is a byte array of the platform's size; a TPipe::InitBuffer past it fails;
+//   - UB tensors start on 32-byte boundaries; DataCopy moves whole 32-byte blocks;
+//   - DataCopyPad follows its parameter structs (lengths in bytes, padding in elements);
+//   - every global-memory access stays inside the tensor the host passed;
+//   - queues enforce their buffer count and depth, and a buffer is not used after FreeTensor;
+//   - CompareScalar needs whole 256-byte repeats; Select's tensor modes need their scratch
+//     area free;
+//   - Cast implements every RoundMode.
+// Known differences from the hardware (documented in notebook 04): Exp is the C library's
+// expf, not the vector unit's approximation; Div is IEEE division; Max/Min propagate NaN.
+#ifndef MISHGRAD_TWIN_KERNEL_OPERATOR_H
+#define MISHGRAD_TWIN_KERNEL_OPERATOR_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "twin/core.h"
+#include "twin/numeric_types.h"
+
+// Kernel-language keywords: meaningful to the NPU compiler, empty on the host.
+#define __aicore__
+#define __global__
+#define __gm__
+using GM_ADDR = uint8_t*;
+
+// Tiling data arrives as bytes in global memory; the kernel reads it back as its struct.
+#define REGISTER_TILING_DEFAULT(type)
+#define GET_TILING_DATA_WITH_STRUCT(type, name, pointer) \
+    type name;                                           \
+    std::memcpy(&name, (pointer), sizeof(type))
+
+namespace AscendC {
+
+enum class TPosition : uint8_t { GM, VECIN, VECOUT, VECCALC };
+enum class RoundMode : uint8_t { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+enum class CMPMODE : uint8_t { LT, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+
+constexpr uint32_t ONE_BLK_SIZE = 32;   // bytes in a block
+constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256;
+
+inline int64_t GetBlockIdx() { return twin::Current().blockIdx; }
+inline int64_t GetBlockNum() { return twin::Current().blockDim; }
+
+template <typename T>
+class LocalTensor;
+
+namespace detail {
+
+inline std::string Str(uint64_t value) { return std::to_string(value); }
+
+// Where a UB tensor lives: its core, byte offset, length, and (for queue buffers) the state
+// of its slot.
+struct UbView {
+    twin::CoreContext* core = nullptr;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+    const twin::SlotState* slot = nullptr;
+};
+
+template <typename T>
+UbView ViewOf(const LocalTensor<T>& tensor);
+
+// Every operand of every UB operation goes through here.
+inline void CheckOperand(const char* api, const UbView& view, uint64_t bytesUsed, const char* role)
+{
+    if (view.core == nullptr) {
+        twin::Fail(api, std::string(role) + " is an empty LocalTensor (never taken from a queue or buffer)");
+    }
+    if (view.core != &twin::Current()) {
+        twin::Fail(api, std::string(role) + " belongs to another core's UB");
+    }
+    if (view.slot != nullptr && *view.slot == twin::SlotState::kFree) {
+        twin::Fail(api, std::string(role) + " is a queue buffer used after FreeTensor");
+    }
+    if (view.offset % ONE_BLK_SIZE != 0) {
+        twin::Fail(api, std::string(role) + " starts at UB offset " + Str(view.offset) +
+                            ", not a multiple of 32 bytes");
+    }
+    if (bytesUsed > view.bytes) {
+        twin::Fail(api, std::string(role) + " holds " + Str(view.bytes) + " bytes but the call uses " +
+                            Str(bytesUsed));
+    }
+}
+
+inline void CheckCount(const char* api, uint64_t count)
+{
+    if (count == 0) {
+        twin::Fail(api, "count is 0");
+    }
+}
+
+}  // namespace detail
+
+// A tensor in the current core's Unified Buffer.
+template <typename T>
+class LocalTensor {
+public:
+    LocalTensor() = default;
+
+    T* GetPhyAddr() const { return reinterpret_cast<T*>(view_.core->ub.get() + view_.offset); }
+    uint32_t GetSize() const { return static_cast<uint32_t>(view_.bytes / sizeof(T)); }
+
+    // The sub-tensor starting `offset` elements in.
+    LocalTensor operator[](uint32_t offset) const
+    {
+        if (static_cast<uint64_t>(offset) * sizeof(T) > view_.bytes) {
+            twin::Fail("LocalTensor::operator[]", "offset " + std::to_string(offset) + " is past the tensor's " +
+                                                      std::to_string(GetSize()) + " elements");
+        }
+        LocalTensor sub = *this;
+        sub.view_.offset += offset * sizeof(T);
+        sub.view_.bytes -= offset * sizeof(T);
+        return sub;
+    }
+
+    template <typename U>
+    LocalTensor<U> ReinterpretCast() const
+    {
+        LocalTensor<U> other;
+        other.view_ = view_;
+        return other;
+    }
+
+    T GetValue(uint32_t index) const
+    {
+        detail::CheckOperand("LocalTensor::GetValue", view_, (index + 1ull) * sizeof(T), "tensor");
+        return GetPhyAddr()[index];
+    }
+
+    void SetValue(uint32_t index, T value) const
+    {
+        detail::CheckOperand("LocalTensor::SetValue", view_, (index + 1ull) * sizeof(T), "tensor");
+        GetPhyAddr()[index] = value;
+    }
+
+private:
+    template <typename U>
+    friend class LocalTensor;
+    template <typename U>
+    friend detail::UbView detail::ViewOf(const LocalTensor<U>& tensor);
+    friend class TPipe;
+    template <TPosition, int32_t>
+    friend class TQue;
+    template <TPosition>
+    friend class TBuf;
+
+    detail::UbView view_;
+};
+
+template <typename T>
+detail::UbView detail::ViewOf(const LocalTensor<T>& tensor)
+{
+    return tensor.view_;
+}
+
+// A tensor in global memory: a base pointer and a length the kernel declares.
+template <typename T>
+class GlobalTensor {
+public:
+    GlobalTensor() = default;
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)
+    {
+        const twin::GmRegion* region = twin::FindRegion(buffer, bufferSize * sizeof(T));
+        if (region == nullptr) {
+            twin::Fail("GlobalTensor::SetGlobalBuffer",
+                       std::to_string(bufferSize) + " elements from this address are not inside any tensor "
+                                                    "the host passed to the kernel");
+        }
+        base_ = buffer;
+        size_ = bufferSize;
+        region_ = region;
+    }
+
+    GlobalTensor operator[](uint64_t offset) const
+    {
+        if (offset > size_) {
+            twin::Fail("GlobalTensor::operator[]", "offset " + std::to_string(offset) + " is past the " +
+                                                       std::to_string(size_) + " elements of the tensor");
+        }
+        GlobalTensor sub = *this;
+        sub.base_ += offset;
+        sub.size_ -= offset;
+        return sub;
+    }
+
+    uint64_t GetSize() const { return size_; }
+    __gm__ T* GetPhyAddr() const { return base_; }
+
+    // Checks that `bytes` from here stay inside both the declared tensor and the host buffer,
+    // and returns the byte offset into the host buffer (for the trace).
+    int64_t Access(const char* api, uint64_t bytes) const
+    {
+        if (region_ == nullptr) {
+            twin::Fail(api, "GlobalTensor used before SetGlobalBuffer");
+        }
+        if (bytes > size_ * sizeof(T)) {
+            twin::Fail(api, "accesses " + std::to_string(bytes) + " bytes but only " +
+                                std::to_string(size_ * sizeof(T)) + " remain in the GlobalTensor");
+        }
+        if (twin::FindRegion(base_, bytes) != region_) {
+            twin::Fail(api, "accesses bytes outside the host's " + std::string(region_->name) + " buffer");
+        }
+        return reinterpret_cast<const uint8_t*>(base_) - region_->begin;
+    }
+
+private:
+    __gm__ T* base_ = nullptr;
+    uint64_t size_ = 0;
+    const twin::GmRegion* region_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------
+// Memory management: TPipe hands out UB; TQue and TBuf own pieces of it.
+// ---------------------------------------------------------------------------------------
+
+// A double-buffered (or deeper) queue between pipeline stages.
+template <TPosition pos, int32_t depth>
+class TQue {
+public:
+    TQue() = default;
+    TQue(const TQue&) = delete;
+    TQue& operator=(const TQue&) = delete;
+
+    template <typename T>
+    LocalTensor<T> AllocTensor()
+    {
+        for (uint32_t i = 0; i < count_; ++i) {
+            if (state_[i] == twin::SlotState::kFree) {
+                state_[i] = twin::SlotState::kAllocated;
+                twin::Record("AllocTensor", 1, length_, static_cast<int64_t>(Offset(i)));
+                return Tensor<T>(i);
+            }
+        }
+        twin::Fail("TQue::AllocTensor", count_ == 0 ? "the queue has no buffers (InitBuffer missing)"
+                                                    : "all " + std::to_string(count_) +
+                                                          " buffers of the queue are in use (FreeTensor missing?)");
+    }
+
+    template <typename T>
+    bool EnQue(const LocalTensor<T>& tensor)
+    {
+        const uint32_t slot = SlotOf("TQue::EnQue", tensor);
+        if (state_[slot] != twin::SlotState::kAllocated) {
+            twin::Fail("TQue::EnQue", "the tensor is not freshly allocated from this queue");
+        }
+        if (queued_ == static_cast<uint32_t>(depth)) {
+            twin::Fail("TQue::EnQue", "the queue already holds its depth of " + std::to_string(depth) + " tensors");
+        }
+        state_[slot] = twin::SlotState::kQueued;
+        order_[(head_ + queued_++) % kMaxSlots] = slot;
+        twin::Record("EnQue", 1, length_, static_cast<int64_t>(Offset(slot)));
+        return true;
+    }
+
+    template <typename T>
+    LocalTensor<T> DeQue()
+    {
+        if (queued_ == 0) {
+            twin::Fail("TQue::DeQue", "the queue is empty (EnQue missing)");
+        }
+        const uint32_t slot = order_[head_];
+        head_ = (head_ + 1) % kMaxSlots;
+        --queued_;
+        state_[slot] = twin::SlotState::kDequeued;
+        twin::Record("DeQue", 1, length_, static_cast<int64_t>(Offset(slot)));
+        return Tensor<T>(slot);
+    }
+
+    template <typename T>
+    void FreeTensor(const LocalTensor<T>& tensor)
+    {
+        const uint32_t slot = SlotOf("TQue::FreeTensor", tensor);
+        if (state_[slot] == twin::SlotState::kFree || state_[slot] == twin::SlotState::kQueued) {
+            twin::Fail("TQue::FreeTensor", state_[slot] == twin::SlotState::kFree
+                                               ? "the buffer is already free"
+                                               : "the buffer is still queued (DeQue it first)");
+        }
+        state_[slot] = twin::SlotState::kFree;
+        twin::Record("FreeTensor", 1, length_, static_cast<int64_t>(Offset(slot)));
+    }
+
+private:
+    friend class TPipe;
+    static constexpr uint32_t kMaxSlots = 8;
+
+    uint64_t Offset(uint32_t slot) const { return base_ + slot * length_; }
+
+    template <typename T>
+    LocalTensor<T> Tensor(uint32_t slot) const
+    {
+        LocalTensor<T> tensor;
+        tensor.view_ = detail::UbView{core_, Offset(slot), length_, &state_[slot]};
+        return tensor;
+    }
+
+    template <typename T>
+    uint32_t SlotOf(const char* api, const LocalTensor<T>& tensor) const
+    {
+        const detail::UbView view = detail::ViewOf(tensor);
+        for (uint32_t i = 0; i < count_; ++i) {
+            if (view.slot == &state_[i]) {
+                return i;
+            }
+        }
+        twin::Fail(api, "the tensor does not come from this queue");
+    }
+
+    twin::CoreContext* core_ = nullptr;
+    uint64_t base_ = 0;
+    uint64_t length_ = 0;
+    uint32_t count_ = 0;
+    twin::SlotState state_[kMaxSlots] = {};
+    uint32_t order_[kMaxSlots] = {};
+    uint32_t head_ = 0;
+    uint32_t queued_ = 0;
+};
+
+// A plain UB buffer for intermediate results.
+template <TPosition pos>
+class TBuf {
+public:
+    TBuf() = default;
+    TBuf(const TBuf&) = delete;
+    TBuf& operator=(const TBuf&) = delete;
+
+    template <typename T>
+    LocalTensor<T> Get() const
+    {
+        return Get<T>(static_cast<uint32_t>(length_ / sizeof(T)));
+    }
+
+    template <typename T>
+    LocalTensor<T> Get(uint32_t count) const
+    {
+        if (core_ == nullptr) {
+            twin::Fail("TBuf::Get", "the buffer has no memory (InitBuffer missing)");
+        }
+        if (count * sizeof(T) > length_) {
+            twin::Fail("TBuf::Get", std::to_string(count) + " elements exceed the buffer's " +
+                                        std::to_string(length_) + " bytes");
+        }
+        LocalTensor<T> tensor;
+        tensor.view_ = detail::UbView{core_, base_, count * sizeof(T), nullptr};
+        return tensor;
+    }
+
+private:
+    friend class TPipe;
+    twin::CoreContext* core_ = nullptr;
+    uint64_t base_ = 0;
+    uint64_t length_ = 0;
+};
+
+// Hands out the core's UB from offset 0 upwards, 32-byte aligned. One per kernel.
+class TPipe {
+public:
+    TPipe()
+    {
+        twin::CoreContext& core = twin::Current();
+        if (core.pipeActive) {
+            twin::Fail("TPipe::TPipe", "a TPipe already exists on this core");
+        }
+        core.pipeActive = true;
+        core.ubTop = 0;
+    }
+    ~TPipe() { twin::Current().pipeActive = false; }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    template <TPosition pos, int32_t depth>
+    bool InitBuffer(TQue<pos, depth>& queue, uint8_t num, uint32_t len)
+    {
+        if (num == 0 || num > TQue<pos, depth>::kMaxSlots) {
+            twin::Fail("TPipe::InitBuffer", "a queue needs 1 to 8 buffers, got " + std::to_string(num));
+        }
+        if (queue.core_ != nullptr) {
+            twin::Fail("TPipe::InitBuffer", "the queue already has buffers");
+        }
+        const uint64_t length = Aligned(len);
+        queue.core_ = &twin::Current();
+        queue.base_ = Take("TPipe::InitBuffer", num * length);
+        queue.length_ = length;
+        queue.count_ = num;
+        twin::Record("InitBuffer", num, num * length, static_cast<int64_t>(queue.base_));
+        return true;
+    }
+
+    template <TPosition pos>
+    bool InitBuffer(TBuf<pos>& buffer, uint32_t len)
+    {
+        if (buffer.core_ != nullptr) {
+            twin::Fail("TPipe::InitBuffer", "the buffer already has memory");
+        }
+        const uint64_t length = Aligned(len);
+        buffer.core_ = &twin::Current();
+        buffer.base_ = Take("TPipe::InitBuffer", length);
+        buffer.length_ = length;
+        twin::Record("InitBuffer", 1, length, static_cast<int64_t>(buffer.base_));
+        return true;
+    }
+
+private:
+    static uint64_t Aligned(uint64_t bytes)
+    {
+        if (bytes == 0) {
+            twin::Fail("TPipe::InitBuffer", "length is 0");
+        }
+        return (bytes + ONE_BLK_SIZE - 1) / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    }
+
+    static uint64_t Take(const char* api, uint64_t bytes)
+    {
+        twin::CoreContext& core = twin::Current();
+        if (bytes > core.platform.ubBytes - core.ubTop) {
+            twin::Fail(api, "needs " + std::to_string(bytes) + " bytes at UB offset " + std::to_string(core.ubTop) +
+                                " but the UB holds " + std::to_string(core.platform.ubBytes));
+        }
+        const uint64_t offset = core.ubTop;
+        core.ubTop += bytes;
+        return offset;
+    }
+};
+
+// ---------------------------------------------------------------------------------------
+// Data movement between global memory and UB.
+// ---------------------------------------------------------------------------------------
+
+struct DataCopyExtParams {
+    uint16_t blockCount = 0;  // number of blocks
+    uint32_t blockLen = 0;    // bytes per block
+    uint32_t srcStride = 0;   // gap after each source block (GM: bytes; UB: 32-byte blocks)
+    uint32_t dstStride = 0;   // gap after each destination block (GM: bytes; UB: 32-byte blocks)
+    uint32_t rsv = 0;
+};
+
+template <typename T>
+struct DataCopyPadExtParams {
+    bool isPad = false;        // fill the padding with paddingValue (else it is left as is)
+    uint8_t leftPadding = 0;   // elements before each block's data in UB
+    uint8_t rightPadding = 0;  // elements after it, within the 32-byte-aligned block
+    T paddingValue = 0;
+};
+
+namespace detail {
+
+template <typename T>
+void CheckWholeBlocks(const char* api, uint64_t count)
+{
+    CheckCount(api, count);
+    const uint64_t bytes = count * sizeof(T);
+    if (bytes % ONE_BLK_SIZE != 0) {
+        twin::Fail(api, Str(count) + " elements are " + Str(bytes) +
+                            " bytes, not whole 32-byte blocks: the hardware would silently move only " +
+                            Str(bytes / ONE_BLK_SIZE * ONE_BLK_SIZE) + " (use DataCopyPad for a partial block)");
+    }
+}
+
+}  // namespace detail
+
+// GM -> UB, `count` elements, whole 32-byte blocks only.
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count)
+{
+    detail::CheckWholeBlocks<T>("DataCopy", count);
+    const detail::UbView view = detail::ViewOf(dst);
+    detail::CheckOperand("DataCopy", view, count * sizeof(T), "dst");
+    const int64_t gm = src.Access("DataCopy", count * sizeof(T));
+    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), count * sizeof(T));
+    twin::Record("DataCopy", count, count * sizeof(T), static_cast<int64_t>(view.offset), -1, -1, gm);
+}
+
+// UB -> GM, `count` elements, whole 32-byte blocks only.
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count)
+{
+    detail::CheckWholeBlocks<T>("DataCopy", count);
+    const detail::UbView view = detail::ViewOf(src);
+    detail::CheckOperand("DataCopy", view, count * sizeof(T), "src");
+    const int64_t gm = dst.Access("DataCopy", count * sizeof(T));
+    std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), count * sizeof(T));
+    twin::Record("DataCopy", count, count * sizeof(T), -1, static_cast<int64_t>(view.offset), -1, gm);
+}
+
+namespace detail {
+
+template <typename T>
+void CheckPadParams(const char* api, const DataCopyExtParams& params)
+{
+    if (params.blockCount == 0 || params.blockLen == 0) {
+        twin::Fail(api, "blockCount and blockLen must be positive");
+    }
+    if (params.blockLen % sizeof(T) != 0) {
+        twin::Fail(api, "blockLen " + Str(params.blockLen) + " is not a whole number of elements");
+    }
+}
+
+inline uint64_t UbBlockBytes(const DataCopyExtParams& params)
+{
+    return (params.blockLen + ONE_BLK_SIZE - 1) / ONE_BLK_SIZE * ONE_BLK_SIZE;
+}
+
+}  // namespace detail
+
+// GM -> UB with exact byte lengths: each of blockCount blocks copies blockLen bytes into
+// its own 32-byte-aligned UB block, optionally padded.
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& params,
+                 const DataCopyPadExtParams<T>& padParams)
+{
+    constexpr const char* kApi = "DataCopyPad";
+    detail::CheckPadParams<T>(kApi, params);
+    const uint64_t ubBlock = detail::UbBlockBytes(params);
+    const uint64_t padBytes = (padParams.leftPadding + padParams.rightPadding) * sizeof(T);
+    if (padParams.leftPadding * sizeof(T) > ONE_BLK_SIZE || padParams.rightPadding * sizeof(T) > ONE_BLK_SIZE ||
+        params.blockLen + padBytes > ubBlock + (padBytes > 0 ? ONE_BLK_SIZE : 0)) {
+        twin::Fail(kApi, "padding must fit in one 32-byte block on each side");
+    }
+    const uint64_t ubStep = ubBlock + params.dstStride * static_cast<uint64_t>(ONE_BLK_SIZE);
+    const uint64_t gmStep = params.blockLen + static_cast<uint64_t>(params.srcStride);
+    const uint64_t gmSpan = (params.blockCount - 1) * gmStep + params.blockLen;
+    const detail::UbView view = detail::ViewOf(dst);
+    detail::CheckOperand(kApi, view, (params.blockCount - 1) * ubStep + ubBlock, "dst");
+    const int64_t gm = src.Access(kApi, gmSpan);
+    const auto* from = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    auto* to = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    for (uint32_t block = 0; block < params.blockCount; ++block) {
+        T* row = reinterpret_cast<T*>(to + block * ubStep);
+        std::memcpy(row + padParams.leftPadding, from + block * gmStep, params.blockLen);
+        if (padParams.isPad) {
+            const uint32_t elements = params.blockLen / sizeof(T);
+            for (uint32_t i = 0; i < padParams.leftPadding; ++i) {
+                row[i] = padParams.paddingValue;
+            }
+            for (uint32_t i = 0; i < padParams.rightPadding; ++i) {
+                row[padParams.leftPadding + elements + i] = padParams.paddingValue;
+            }
+        }
+    }
+    twin::Record(kApi, gmSpan / sizeof(T), gmSpan, static_cast<int64_t>(view.offset), -1, -1, gm);
+}
+
+// UB -> GM with exact byte lengths: the inverse of the GM -> UB form, no padding.
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& params)
+{
+    constexpr const char* kApi = "DataCopyPad";
+    detail::CheckPadParams<T>(kApi, params);
+    const uint64_t ubBlock = detail::UbBlockBytes(params);
+    const uint64_t ubStep = ubBlock + params.srcStride * static_cast<uint64_t>(ONE_BLK_SIZE);
+    const uint64_t gmStep = params.blockLen + static_cast<uint64_t>(params.dstStride);
+    const uint64_t gmSpan = (params.blockCount - 1) * gmStep + params.blockLen;
+    const detail::UbView view = detail::ViewOf(src);
+    detail::CheckOperand(kApi, view, (params.blockCount - 1) * ubStep + ubBlock, "src");
+    const int64_t gm = dst.Access(kApi, gmSpan);
+    const auto* from = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+    auto* to = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    for (uint32_t block = 0; block < params.blockCount; ++block) {
+        std::memcpy(to + block * gmStep, from + block * ubStep, params.blockLen);
+    }
+    twin::Record(kApi, gmSpan / sizeof(T), gmSpan, -1, static_cast<int64_t>(view.offset), -1, gm);
+}
+
+// ---------------------------------------------------------------------------------------
+// Vector instructions. Each processes `count` elements, reading and writing UB only.
+// ---------------------------------------------------------------------------------------
+
+namespace detail {
+
+template <typename T>
+float Load(const T& value)
+{
+    return static_cast<float>(value);
+}
+
+template <typename T>
+T StoreAs(float value)
+{
+    return T(value);
+}
+
+template <typename T, typename Op>
+void Unary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, Op op)
+{
+    CheckCount(api, count);
+    const UbView d = ViewOf(dst), s = ViewOf(src);
+    CheckOperand(api, d, count * sizeof(T), "dst");
+    CheckOperand(api, s, count * sizeof(T), "src");
+    const T* in = src.GetPhyAddr();
+    T* out = dst.GetPhyAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = StoreAs<T>(op(Load(in[i])));
+    }
+    twin::Record(api, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(s.offset));
+}
+
+template <typename T, typename Op>
+void Binary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+            uint32_t count, Op op)
+{
+    CheckCount(api, count);
+    const UbView d = ViewOf(dst), a = ViewOf(src0), b = ViewOf(src1);
+    CheckOperand(api, d, count * sizeof(T), "dst");
+    CheckOperand(api, a, count * sizeof(T), "src0");
+    CheckOperand(api, b, count * sizeof(T), "src1");
+    const T* x = src0.GetPhyAddr();
+    const T* y = src1.GetPhyAddr();
+    T* out = dst.GetPhyAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = StoreAs<T>(op(Load(x[i]), Load(y[i])));
+    }
+    twin::Record(api, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(a.offset),
+                 static_cast<int64_t>(b.offset));
+}
+
+// IEEE max/min that propagate NaN (std::fmax/fmin would drop it).
+inline float MaxNan(float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : (a > b ? a : b); }
+inline float MinNan(float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : (a < b ? a : b); }
+
+}  // namespace detail
+
+template <typename T>
+void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count)
+{
+    detail::Unary("Abs", dst, src, count, [](float v) { return std::fabs(v); });
+}
+
+template <typename T>
+void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count)
+{
+    detail::Unary("Exp", dst, src, count, [](float v) { return std::exp(v); });
+}
+
+template <typename T>
+void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, uint32_t count)
+{
+    const float s = detail::Load(scalar);
+    detail::Unary("Muls", dst, src, count, [s](float v) { return v * s; });
+}
+
+template <typename T>
+void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, uint32_t count)
+{
+    const float s = detail::Load(scalar);
+    detail::Unary("Adds", dst, src, count, [s](float v) { return v + s; });
+}
+
+template <typename T>
+void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, uint32_t count)
+{
+    const float s = detail::Load(scalar);
+    detail::Unary("Maxs", dst, src, count, [s](float v) { return detail::MaxNan(v, s); });
+}
+
+template <typename T>
+void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, T scalar, uint32_t count)
+{
+    const float s = detail::Load(scalar);
+    detail::Unary("Mins", dst, src, count, [s](float v) { return detail::MinNan(v, s); });
+}
+
+template <typename T>
+void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    detail::Binary("Add", dst, src0, src1, count, [](float a, float b) { return a + b; });
+}
+
+template <typename T>
+void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    detail::Binary("Sub", dst, src0, src1, count, [](float a, float b) { return a - b; });
+}
+
+template <typename T>
+void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    detail::Binary("Mul", dst, src0, src1, count, [](float a, float b) { return a * b; });
+}
+
+template <typename T>
+void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    detail::Binary("Div", dst, src0, src1, count, [](float a, float b) { return a / b; });
+}
+
+template <typename T>
+void Duplicate(const LocalTensor<T>& dst, const T& scalar, uint32_t count)
+{
+    constexpr const char* kApi = "Duplicate";
+    detail::CheckCount(kApi, count);
+    const detail::UbView d = detail::ViewOf(dst);
+    detail::CheckOperand(kApi, d, count * sizeof(T), "dst");
+    T* out = dst.GetPhyAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = scalar;
+    }
+    twin::Record(kApi, count, count * sizeof(T), static_cast<int64_t>(d.offset));
+}
+
+// dst bit i (byte i / 8, bit i % 8) = src0[i] <cmpMode> scalar. NaN compares false except NE.
+template <typename T, typename U>
+void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, T src1Scalar, CMPMODE cmpMode,
+                   uint32_t count)
+{
+    constexpr const char* kApi = "CompareScalar";
+    static_assert(std::is_same_v<U, uint8_t>, "CompareScalar writes a uint8_t bit mask");
+    detail::CheckCount(kApi, count);
+    if (count * sizeof(T) % ONE_REPEAT_BYTE_SIZE != 0) {
+        twin::Fail(kApi, detail::Str(count) + " elements are not whole 256-byte repeats");
+    }
+    const detail::UbView d = detail::ViewOf(dst), s = detail::ViewOf(src0);
+    detail::CheckOperand(kApi, d, count / 8, "dst");
+    detail::CheckOperand(kApi, s, count * sizeof(T), "src0");
+    const float scalar = detail::Load(src1Scalar);
+    const T* in = src0.GetPhyAddr();
+    uint8_t* bits = dst.GetPhyAddr();
+    std::memset(bits, 0, count / 8);
+    for (uint32_t i = 0; i < count; ++i) {
+        const float v = detail::Load(in[i]);
+        bool result = false;
+        switch (cmpMode) {
+            case CMPMODE::LT: result = v < scalar; break;
+            case CMPMODE::GT: result = v > scalar; break;
+            case CMPMODE::EQ: result = v == scalar; break;
+            case CMPMODE::LE: result = v <= scalar; break;
+            case CMPMODE::GE: result = v >= scalar; break;
+            case CMPMODE::NE: result = v != scalar; break;
+        }
+        bits[i / 8] |= static_cast<uint8_t>(result) << (i % 8);
+    }
+    twin::Record(kApi, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(s.offset));
+}
+
+namespace detail {
+
+// Select's tensor modes use a scratch area at the top of UB on this platform: no buffer of
+// the kernel may reach into it when they run.
+inline void CheckSelectScratch(const char* api, SELMODE mode)
+{
+    const twin::CoreContext& core = twin::Current();
+    const uint64_t scratch = core.platform.selectScratchBegin;
+    if (mode != SELMODE::VSEL_CMPMASK_SPR && scratch != 0 && core.ubTop > scratch) {
+        twin::Fail(api, "tensor modes use UB [" + Str(scratch) + ", " + Str(core.platform.ubBytes) +
+                            ") as scratch, but the kernel's buffers reach " + Str(core.ubTop));
+    }
+}
+
+template <typename T, typename U, typename Pick>
+void SelectImpl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                const detail::UbView* src1, SELMODE selMode, uint32_t count, Pick pick)
+{
+    constexpr const char* kApi = "Select";
+    static_assert(std::is_same_v<U, uint8_t>, "Select reads a uint8_t bit mask");
+    CheckCount(kApi, count);
+    if (selMode == SELMODE::VSEL_CMPMASK_SPR) {
+        twin::Fail(kApi, "VSEL_CMPMASK_SPR is not modelled by the twin");
+    }
+    CheckSelectScratch(kApi, selMode);
+    const UbView d = ViewOf(dst), m = ViewOf(selMask), a = ViewOf(src0);
+    CheckOperand(kApi, d, count * sizeof(T), "dst");
+    CheckOperand(kApi, m, (count + 7) / 8, "selMask");
+    CheckOperand(kApi, a, count * sizeof(T), "src0");
+    if (src1 != nullptr) {
+        CheckOperand(kApi, *src1, count * sizeof(T), "src1");
+    }
+    const uint8_t* bits = selMask.GetPhyAddr();
+    const T* first = src0.GetPhyAddr();
+    T* out = dst.GetPhyAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = (bits[i / 8] >> (i % 8)) & 1 ? first[i] : pick(i);
+    }
+    twin::Record(kApi, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(a.offset),
+                 src1 != nullptr ? static_cast<int64_t>(src1->offset) : -1);
+}
+
+}  // namespace detail
+
+// dst[i] = mask bit i ? src0[i] : src1[i]   (VSEL_TENSOR_TENSOR_MODE)
+template <typename T, typename U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            const LocalTensor<T>& src1, SELMODE selMode, uint32_t count)
+{
+    if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE) {
+        twin::Fail("Select", "two tensor sources need VSEL_TENSOR_TENSOR_MODE");
+    }
+    const detail::UbView other = detail::ViewOf(src1);
+    const T* second = src1.GetPhyAddr();
+    detail::SelectImpl(dst, selMask, src0, &other, selMode, count, [second](uint32_t i) { return second[i]; });
+}
+
+// dst[i] = mask bit i ? src0[i] : src1   (VSEL_TENSOR_SCALAR_MODE)
+template <typename T, typename U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+            SELMODE selMode, uint32_t count)
+{
+    if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE) {
+        twin::Fail("Select", "a scalar second source needs VSEL_TENSOR_SCALAR_MODE");
+    }
+    detail::SelectImpl(dst, selMask, src0, nullptr, selMode, count, [src1](uint32_t) { return src1; });
+}
+
+namespace detail {
+
+inline twin::Rounding NarrowingRounding(RoundMode mode)
+{
+    switch (mode) {
+        case RoundMode::CAST_NONE:
+        case RoundMode::CAST_RINT: return twin::Rounding::kNearestEven;
+        case RoundMode::CAST_FLOOR: return twin::Rounding::kFloor;
+        case RoundMode::CAST_CEIL: return twin::Rounding::kCeil;
+        case RoundMode::CAST_ROUND: return twin::Rounding::kNearestAway;
+        case RoundMode::CAST_TRUNC: return twin::Rounding::kTowardZero;
+        case RoundMode::CAST_ODD: return twin::Rounding::kOdd;
+    }
+    return twin::Rounding::kNearestEven;
+}
+
+template <typename To, typename From>
+To Convert(From value, RoundMode mode)
+{
+    if constexpr (std::is_same_v<To, float>) {
+        if (mode != RoundMode::CAST_NONE) {
+            twin::Fail("Cast", "widening to float is exact: use CAST_NONE");
+        }
+        return static_cast<float>(value);
+    } else {
+        static_assert(std::is_same_v<From, float>, "the twin casts float to half or bfloat16_t only");
+        if (mode == RoundMode::CAST_ODD && !std::is_same_v<To, half>) {
+            twin::Fail("Cast", "CAST_ODD is defined for float -> half only");
+        }
+        using Format = std::conditional_t<std::is_same_v<To, half>, twin::HalfFormat, twin::Bfloat16Format>;
+        return To::FromBits(twin::FromFloat<Format>(value, NarrowingRounding(mode)));
+    }
+}
+
+}  // namespace detail
+
+// dst = src converted element by element, narrowing conversions rounded by `roundMode`.
+template <typename T, typename U>
+void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode roundMode, uint32_t count)
+{
+    constexpr const char* kApi = "Cast";
+    detail::CheckCount(kApi, count);
+    const detail::UbView d = detail::ViewOf(dst), s = detail::ViewOf(src);
+    detail::CheckOperand(kApi, d, count * sizeof(T), "dst");
+    detail::CheckOperand(kApi, s, count * sizeof(U), "src");
+    const U* in = src.GetPhyAddr();
+    T* out = dst.GetPhyAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        out[i] = detail::Convert<T>(in[i], roundMode);
+    }
+    twin::Record(kApi, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(s.offset));
+}
+
+}  // namespace AscendC
+
+#endif  // MISHGRAD_TWIN_KERNEL_OPERATOR_H

@@ -1,0 +1,94 @@
+// The CPU twin's machine model: virtual cores, their Unified Buffer, the global-memory
+// regions the host registered, errors and the trace.
+//
+// Each virtual core runs on a host thread with its own CoreContext (its UB is a byte array
+// of the platform's size). AscendC calls find their core through a thread-local pointer.
+// A rule the hardware would break silently (a partial 32-byte block, a read past a
+// tensor's end, ...) throws KernelError; the launcher turns that into an error code and
+// a message, so a misbehaving kernel never takes the host process down.
+#ifndef MISHGRAD_TWIN_CORE_H
+#define MISHGRAD_TWIN_CORE_H
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace twin {
+
+class KernelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws KernelError("<api>: <what>") tagged with the current core.
+[[noreturn]] void Fail(const char* api, const std::string& what);
+
+// The platform as the twin models it.
+struct Platform {
+    uint64_t ubBytes;             // physical UB per vector core
+    uint64_t selectScratchBegin;  // Select's tensor modes use [this, ubBytes); 0: no such area
+};
+
+// One recorded API call. Offsets are UB byte offsets, or -1 where not applicable.
+struct TraceEvent {
+    uint32_t core;
+    uint32_t sequence;  // per core, in program order
+    char op[24];
+    uint64_t count;     // elements (vector ops, copies) or buffers (InitBuffer)
+    uint64_t bytes;     // bytes moved or allocated
+    int64_t dst;
+    int64_t src0;
+    int64_t src1;
+    int64_t gmOffset;   // for copies: byte offset into the tensor the host passed; else -1
+};
+
+// Lifecycle of a queue buffer; LocalTensors of a queue point at their slot's state so that
+// using a buffer after FreeTensor is caught.
+enum class SlotState : uint8_t { kFree, kAllocated, kQueued, kDequeued };
+
+// Frees UB storage allocated with 32-byte alignment.
+struct AlignedDelete {
+    void operator()(uint8_t* bytes) const { ::operator delete[](bytes, std::align_val_t{32}); }
+};
+
+struct CoreContext {
+    uint32_t blockIdx = 0;
+    uint32_t blockDim = 0;
+    Platform platform{};
+    std::unique_ptr<uint8_t[], AlignedDelete> ub;  // 32-byte aligned, platform.ubBytes long
+    uint64_t ubTop = 0;             // bytes allocated by the TPipe so far
+    bool pipeActive = false;
+    bool tracing = false;
+    uint32_t sequence = 0;
+    std::vector<TraceEvent> trace;
+};
+
+CoreContext& Current();  // fails outside a kernel launch
+
+// A global-memory region the host handed to the launch (a tensor's buffer).
+struct GmRegion {
+    const uint8_t* begin;
+    uint64_t bytes;
+    const char* name;
+};
+
+// The registered region that contains [address, address + bytes), or nullptr.
+const GmRegion* FindRegion(const void* address, uint64_t bytes);
+
+// Appends an event to the current core's trace when tracing is on.
+void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t src0 = -1,
+            int64_t src1 = -1, int64_t gmOffset = -1);
+
+// Runs `kernel` once per virtual core on up to `hostThreads` threads. Returns the first error
+// (by core index) or an empty string. Registers `regions` for the duration of the run.
+using KernelBody = void (*)(void* arguments);
+std::string RunOnCores(KernelBody kernel, void* arguments, uint32_t blockDim, uint32_t hostThreads,
+                       const Platform& platform, const std::vector<GmRegion>& regions, bool tracing,
+                       std::vector<TraceEvent>* trace);
+
+}  // namespace twin
+
+#endif  // MISHGRAD_TWIN_CORE_H

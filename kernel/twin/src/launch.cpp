@@ -1,0 +1,135 @@
+// Launching mish_grad on the twin's virtual cores, and the C functions around it.
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mish_grad_tiling.h"
+#include "twin/capi.h"
+
+// The kernel entry, compiled once per dtype (see kernel/op_kernel/mish_grad.cpp).
+#define MISHGRAD_ENTRY(name) \
+    extern "C" void name(uint8_t* grad, uint8_t* x, uint8_t* tanhx, uint8_t* xGrad, uint8_t* workspace, uint8_t* tiling)
+MISHGRAD_ENTRY(mish_grad_float);
+MISHGRAD_ENTRY(mish_grad_half);
+MISHGRAD_ENTRY(mish_grad_bfloat16);
+
+namespace {
+
+using Entry = void (*)(uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*);
+
+struct Launch {
+    Entry entry;
+    uint8_t* grad;
+    uint8_t* x;
+    uint8_t* tanhx;
+    uint8_t* xGrad;
+    MishGradTilingData tiling;
+};
+
+void RunKernel(void* arguments)
+{
+    auto* launch = static_cast<Launch*>(arguments);
+    launch->entry(launch->grad, launch->x, launch->tanhx, launch->xGrad, nullptr,
+                  reinterpret_cast<uint8_t*>(&launch->tiling));
+}
+
+struct LastLaunch {
+    std::mutex mutex;
+    std::string error;
+    std::vector<twin::TraceEvent> trace;
+};
+
+LastLaunch& Last()
+{
+    static LastLaunch last;
+    return last;
+}
+
+int32_t Finish(int32_t status, const std::string& error, std::vector<twin::TraceEvent> trace = {})
+{
+    LastLaunch& last = Last();
+    std::lock_guard<std::mutex> lock(last.mutex);
+    last.error = error;
+    last.trace = std::move(trace);
+    return status;
+}
+
+// aclDataType values (DESIGN §9) -> kernel entry and element size.
+bool EntryFor(int32_t dtype, Entry* entry, uint32_t* size)
+{
+    switch (dtype) {
+        case 0: *entry = mish_grad_float; *size = 4; return true;
+        case 1: *entry = mish_grad_half; *size = 2; return true;
+        case 27: *entry = mish_grad_bfloat16; *size = 2; return true;
+        default: return false;
+    }
+}
+
+}  // namespace
+
+extern "C" int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int32_t hasTanhx, uint64_t ubBytes,
+                                   uint32_t coreCount, MishGradTilingData* out)
+{
+    if (out == nullptr) {
+        return -1;
+    }
+    return static_cast<int32_t>(
+        mishgrad::ComputeTiling(totalLength, dtypeSize, hasTanhx != 0, ubBytes, coreCount, out));
+}
+
+extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, const void* tanhx,
+                                        void* xGrad, const MishGradTilingData* tiling,
+                                        const MishGradTwinConfig* config)
+{
+    Launch launch{};
+    uint32_t size = 0;
+    if (!EntryFor(dtype, &launch.entry, &size)) {
+        return Finish(kTwinBadArgument, "dtype " + std::to_string(dtype) + " is not float (0), float16 (1) or bfloat16 (27)");
+    }
+    if (grad == nullptr || x == nullptr || xGrad == nullptr || tiling == nullptr || config == nullptr) {
+        return Finish(kTwinBadArgument, "grad, x, xGrad, tiling and config must not be null");
+    }
+    if (tiling->hasTanhx != 0 && tanhx == nullptr) {
+        return Finish(kTwinBadArgument, "the tiling says tanhx is present but tanhx is null");
+    }
+    if (tiling->blockDim == 0 || config->ubBytes == 0 || config->ubBytes % 32 != 0) {
+        return Finish(kTwinBadArgument, "blockDim must be positive and ubBytes a positive multiple of 32");
+    }
+    launch.grad = static_cast<uint8_t*>(const_cast<void*>(grad));
+    launch.x = static_cast<uint8_t*>(const_cast<void*>(x));
+    launch.tanhx = static_cast<uint8_t*>(const_cast<void*>(tanhx));
+    launch.xGrad = static_cast<uint8_t*>(xGrad);
+    launch.tiling = *tiling;
+    const uint64_t bytes = tiling->totalLength * size;
+    std::vector<twin::GmRegion> regions = {
+        {launch.grad, bytes, "grad"}, {launch.x, bytes, "x"}, {launch.xGrad, bytes, "x_grad"}};
+    if (tiling->hasTanhx != 0) {
+        regions.push_back({launch.tanhx, bytes, "tanhx"});
+    }
+    const twin::Platform platform{config->ubBytes, config->selectScratchBegin};
+    std::vector<twin::TraceEvent> trace;
+    const std::string error = twin::RunOnCores(RunKernel, &launch, tiling->blockDim, config->hostThreads, platform,
+                                               regions, config->trace != 0, &trace);
+    return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace));
+}
+
+extern "C" const char* mishgrad_twin_last_error(void)
+{
+    return Last().error.c_str();
+}
+
+extern "C" uint64_t mishgrad_twin_trace_size(void)
+{
+    return Last().trace.size();
+}
+
+extern "C" uint64_t mishgrad_twin_trace_copy(twin::TraceEvent* destination, uint64_t capacity)
+{
+    const std::vector<twin::TraceEvent>& trace = Last().trace;
+    const uint64_t count = trace.size() < capacity ? trace.size() : capacity;
+    if (destination != nullptr && count > 0) {
+        std::memcpy(destination, trace.data(), count * sizeof(twin::TraceEvent));
+    }
+    return count;
+}

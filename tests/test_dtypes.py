@@ -1,0 +1,56 @@
+import ml_dtypes
+import numpy as np
+import pytest
+
+from mishgrad import dtypes
+
+
+@pytest.mark.parametrize(("name", "count"), [("float16", 63487), ("bfloat16", 65279)])
+def test_all_values_enumerates_every_finite_value_once(name, count):
+    values = dtypes.all_values(name)
+    assert values.dtype == dtypes.DTYPES[name]
+    assert values.size == count  # 2**16 patterns minus inf/NaN patterns minus -0
+    as64 = values.astype(np.float64)
+    assert np.all(np.isfinite(as64))
+    assert np.all(np.diff(as64) > 0)
+    assert as64[0] == -dtypes.float_info(name).max
+
+
+def test_all_values_with_specials_appends_infinities_and_nan():
+    values = dtypes.all_values("float16", finite=False).astype(np.float64)
+    assert values[0] == -np.inf and values[-2] == np.inf and np.isnan(values[-1])
+
+
+def test_all_values_rejects_float32():
+    with pytest.raises(ValueError, match="16-bit"):
+        dtypes.all_values("float32")
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_ordered_is_a_bijection_onto_consecutive_integers(name):
+    values = dtypes.all_values(name)
+    keys = dtypes.ordered(values)
+    assert np.all(np.diff(keys) == 1)
+    back = dtypes.from_ordered(keys, name)
+    assert np.array_equal(back.view(np.uint16), values.view(np.uint16))
+
+
+def test_ordered_maps_both_zeros_to_zero_and_neighbours_to_one():
+    zeros = np.array([0.0, -0.0], dtype=np.float32)
+    assert list(dtypes.ordered(zeros)) == [0, 0]
+    tiny = np.array([np.float32(1.4e-45), -np.float32(1.4e-45)], dtype=np.float32)
+    assert list(dtypes.ordered(tiny)) == [1, -1]
+    one = np.array([1.0, np.nextafter(np.float32(1), np.float32(2))], dtype=np.float32)
+    assert np.diff(dtypes.ordered(one))[0] == 1
+
+
+def test_as_dtype_accepts_names_and_rejects_others():
+    assert dtypes.as_dtype("bfloat16") == np.dtype(ml_dtypes.bfloat16)
+    assert dtypes.as_dtype(np.float16) == np.dtype(np.float16)
+    for bad in (np.float64, np.int32, "float8"):
+        with pytest.raises((ValueError, TypeError)):
+            dtypes.as_dtype(bad)
+
+
+def test_dtype_name_is_short():
+    assert dtypes.dtype_name(ml_dtypes.bfloat16) == "bfloat16"

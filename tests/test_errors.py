@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+
+from mishgrad import errors
+
+
+def f32(*values):
+    return np.array(values, dtype=np.float32)
+
+
+def test_ulp_distance_counts_representable_steps():
+    one = np.float32(1)
+    up2 = np.nextafter(np.nextafter(one, np.float32(2)), np.float32(2))
+    assert errors.ulp_distance(f32(up2), f32(1.0))[0] == 2
+    assert errors.ulp_distance(f32(-0.0), f32(0.0))[0] == 0
+    assert errors.ulp_distance(f32(1.4e-45), f32(-1.4e-45))[0] == 2
+
+
+def test_ulp_distance_nan_rules():
+    d = errors.ulp_distance(f32(np.nan, np.nan, 1.0), f32(np.nan, 1.0, np.nan))
+    assert d[0] == 0 and np.isinf(d[1]) and np.isinf(d[2])
+
+
+def test_ulp_distance_rejects_mixed_dtypes():
+    with pytest.raises(ValueError, match="dtypes differ"):
+        errors.ulp_distance(f32(1.0), np.array([1.0], dtype=np.float16))
+
+
+def test_summarize_counts_every_kind_of_error():
+    truth = f32(1.0, 2.0, -3.0, 4.0, 0.5)
+    result = f32(1.0, np.nextafter(np.float32(2), np.float32(3)), 3.0, np.inf, 0.5)
+    s = errors.summarize(result, truth, abs_mask=[True, True, False, False, False])
+    assert s.count == 5
+    assert s.correctly_rounded_pct == pytest.approx(40.0)
+    assert s.within_1ulp_pct == pytest.approx(60.0)
+    assert s.spurious_nonfinite == 1
+    assert s.wrong_sign == 1
+    assert s.max_rel_error == pytest.approx(2.0)
+    assert s.max_abs_error == pytest.approx(2.0**-22)
+    assert s.max_ulp > 1e9  # the wrong-sign element is far away on the float grid
+
+
+def test_summarize_empty_masks_give_nan():
+    s = errors.summarize(f32(1.0), f32(1.0), rel_mask=[False])
+    assert np.isnan(s.max_rel_error) and np.isnan(s.max_abs_error)
+
+
+def test_masks_follow_the_design_windows():
+    x = np.array([-100.0, -87.0, -1.2, -1.0, 5.0])
+    assert list(errors.in_root_window(x)) == [False, False, True, False, False]
+    assert list(errors.float32_rel_mask(x)) == [False, True, False, True, True]
+
+
+def test_mask_intervals_finds_maximal_runs():
+    x = np.arange(8.0)
+    mask = np.array([1, 1, 0, 0, 1, 0, 1, 1], dtype=bool)
+    assert errors.mask_intervals(x, mask) == [(0.0, 1.0), (4.0, 4.0), (6.0, 7.0)]
+    assert errors.mask_intervals(x, np.zeros(8, bool)) == []
+
+
+def test_checks_report_misses():
+    bad = errors.ErrorSummary(10, 3.0, 99.0, 99.0, 1, 0, 1e-3, 1e-6)
+    verdicts = {c.criterion: c.met for c in errors.check_16bit(bad)}
+    assert verdicts == {"max ULP": False, "% correctly rounded": False, "spurious NaN/Inf": False}
+    good = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 1e-8)
+    assert all(c.met for c in errors.check_float32(good, good, good))
+    assert not all(c.met for c in errors.check_float32(bad, good, good))

@@ -1,0 +1,162 @@
+"""Every formula of mishgrad.numerics against the oracle, and the claims the notebooks make."""
+
+import mpmath
+import numpy as np
+import pytest
+
+from mishgrad import dtypes, errors, numerics, oracle
+
+ALL = ("float32", "float16", "bfloat16")
+
+
+def f32_summaries(x, result, truth):
+    uniform = (x >= -20) & (x <= 20)
+    return (
+        errors.summarize(
+            result,
+            truth,
+            rel_mask=errors.float32_rel_mask(x),
+            abs_mask=errors.in_root_window(x),
+        ),
+        errors.summarize(result[x >= 0], truth[x >= 0]),
+        errors.summarize(result[uniform], truth[uniform]),
+    )
+
+
+def test_ours_meets_the_16bit_targets_exhaustively(exhaustive):
+    x, truth = exhaustive
+    checks = errors.check_16bit(errors.summarize(numerics.dmish_ours(x), truth))
+    assert all(c.met for c in checks), checks
+
+
+def test_ours_meets_the_float32_targets(float32_sample):
+    x = np.concatenate(list(float32_sample.values()))
+    truth = oracle.dmish_oracle(x)
+    whole, positive, _ = f32_summaries(x, numerics.dmish_ours(x), truth)
+    uniform = float32_sample["uniform"]
+    uniform_summary = errors.summarize(numerics.dmish_ours(uniform), oracle.dmish_oracle(uniform))
+    checks = errors.check_float32(whole, positive, uniform_summary)
+    assert all(c.met for c in checks), checks
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("formula", [numerics.dmish_ours, numerics.dmish_tanhx])
+def test_special_values_are_the_limits(formula, dtype):
+    x = np.array([np.nan, np.inf, -np.inf, 0.0], dtype=dtype)
+    args = (x,) if formula is numerics.dmish_ours else (x, oracle.tanh_softplus_oracle(x))
+    d = formula(*args).astype(np.float64)
+    assert d.dtype == np.float64 and formula(*args).dtype == np.dtype(dtype)
+    assert np.isnan(d[0]) and d[1] == 1.0 and d[2] == 0.0
+    assert d[3] == np.array(0.6).astype(dtype)  # t(0) = 3/5, rounded once
+
+
+def test_tanhx_branch_with_exact_t_matches_ours(exhaustive):
+    x, truth = exhaustive
+    x32 = x.astype(np.float32)
+    via_t = numerics.dmish_tanhx(x32, oracle.tanh_softplus_oracle(x32)).astype(x.dtype)
+    assert errors.summarize(via_t, truth).max_ulp <= 1
+    assert np.mean(via_t.view(np.uint16) == numerics.dmish_ours(x).view(np.uint16)) > 0.9999
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_tanhx_branch_is_finite_for_every_finite_x(dtype):
+    x = (
+        dtypes.all_values(dtype)
+        if dtype != "float32"
+        else np.array([-3.4e38, -1e4, -100.0, -1.2, 0.0, 50.0, 1e4, 3.4e38], np.float32)
+    )
+    d = numerics.dmish_tanhx(x, oracle.tanh_softplus_oracle(x)).astype(np.float64)
+    assert np.all(np.isfinite(d))
+
+
+def test_b1_overflows_to_nan_where_x_exp_x_overflows():
+    x = np.array([84.0, 84.5, 100.0], dtype=np.float32)
+    d = numerics.dmish_b1(x, oracle.tanh_softplus_oracle(x)).astype(np.float64)
+    assert np.isfinite(d[0]) and np.isnan(d[1]) and np.isnan(d[2])
+
+
+def test_b2_naive_fails_beyond_its_y1_threshold():
+    d = numerics.dmish_b2_naive(np.array([41.0, 42.0], dtype=np.float32)).astype(np.float64)
+    assert np.isfinite(d[0]) and np.isnan(d[1])
+
+
+def test_sign_split_drifts_for_large_x_where_ours_does_not():
+    x = np.linspace(8, 16, 4001, dtype=np.float32)
+    truth = oracle.dmish_oracle(x)
+    assert errors.summarize(numerics.dmish_sign_split(x), truth).max_ulp >= 10
+    assert errors.summarize(numerics.dmish_ours(x), truth).max_ulp <= 2
+
+
+def test_sign_split_gives_nan_at_infinity_and_propagates_nan():
+    x = np.array([np.inf, -np.inf, np.nan], dtype=np.float32)
+    assert np.all(np.isnan(numerics.dmish_sign_split(x)))
+
+
+def test_v2_loses_relative_accuracy_for_very_negative_bfloat16():
+    x = dtypes.all_values("bfloat16")
+    x = x[(x.astype(np.float64) > -96) & (x.astype(np.float64) < -14.4)]
+    assert errors.summarize(numerics.dmish_v2(x), oracle.dmish_oracle(x)).max_ulp > 100
+
+
+@pytest.mark.parametrize(
+    ("function", "exact"),
+    [
+        (numerics.softplus, lambda v: mpmath.log1p(mpmath.exp(v))),
+        (numerics.tanh_softplus, lambda v: mpmath.tanh(mpmath.log1p(mpmath.exp(v)))),
+        (numerics.mish, lambda v: v * mpmath.tanh(mpmath.log1p(mpmath.exp(v)))),
+    ],
+)
+def test_forward_functions_are_accurate(function, exact):
+    x = np.concatenate([np.linspace(-80, 80, 1601), [-1e-3, 1e-3, 0.0]]).astype(np.float32)
+    result = function(x).astype(np.float64)
+    with mpmath.workdps(40):
+        truth = np.array([float(exact(mpmath.mpf(float(v)))) for v in x])
+    tiny = np.finfo(np.float32).tiny
+    rel = np.abs(result - truth) / np.maximum(np.abs(truth), tiny)
+    assert rel.max() < 5e-6
+
+
+def test_mish_backward_matches_the_oracle_and_keeps_dtype():
+    rng = np.random.default_rng(7)
+    for dtype in ALL:
+        x = rng.uniform(-30, 30, 5000).astype(dtype)
+        grad = rng.normal(size=5000).astype(dtype)
+        out = numerics.mish_backward(grad, x)
+        assert out.dtype == np.dtype(dtype)
+        truth = oracle.mish_backward_oracle(grad, x)
+        # float32 keeps ULP accuracy only for x >= 0 (DESIGN §4); the 16-bit types everywhere
+        # but near the root. d is rounded to float32 before the product: one extra rounding.
+        ulp_region = x >= 0 if dtype == "float32" else ~errors.in_root_window(x)
+        assert errors.summarize(out[ulp_region], truth[ulp_region]).max_ulp <= 2
+        summary = errors.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        assert summary.max_rel_error < 1e-5 and summary.wrong_sign == 0
+
+
+def test_mish_backward_tanhx_branch_and_broadcasting():
+    x = np.linspace(-5, 5, 12, dtype=np.float32).reshape(3, 4)
+    grad = np.array([1.0, 2.0, -1.0, 0.5], dtype=np.float32)
+    with_t = numerics.mish_backward(grad, x, oracle.tanh_softplus_oracle(x))
+    without = numerics.mish_backward(grad, x)
+    assert with_t.shape == without.shape == (3, 4)
+    np.testing.assert_allclose(with_t, without, rtol=1e-5, atol=1e-6)
+
+
+def test_mish_backward_rejects_bad_input():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match="grad has dtype float16"):
+        numerics.mish_backward(np.zeros(4, np.float16), x)
+    with pytest.raises(ValueError, match="tanhx has dtype"):
+        numerics.mish_backward(x, x, np.zeros(4, np.float16))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        numerics.mish_backward(np.zeros(3, np.float32), x)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        numerics.mish_backward(np.zeros(4), np.zeros(4))
+
+
+def test_formulas_registry_names_every_no_tanhx_formula():
+    assert set(numerics.FORMULAS.values()) == {
+        numerics.dmish_b2_naive,
+        numerics.dmish_sign_split,
+        numerics.dmish_v2,
+        numerics.dmish_ours,
+    }

@@ -1,0 +1,138 @@
+"""The project's setup: pins in step, JupyterLab served by `make lab`, notebooks stored executed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[normalized(name)] = version
+    return pins
+
+
+def conda_pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        match = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)=([^=\s]+)", line)
+        if match and match.group(1) != "python":
+            pins[normalized(match.group(1))] = match.group(2)
+    return pins
+
+
+def test_every_requirement_is_pinned_exactly():
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        assert not line or re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][^\s]*", line), line
+
+
+def test_environment_yml_carries_the_same_pins():
+    assert conda_pins() == requirement_pins()
+
+
+def test_environment_yml_installs_the_local_package():
+    text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"- pip:\n\s+- --editable \.", text)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float) -> urllib.request.Request:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return response.status, response.read()
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+@pytest.mark.timeout(180)
+def test_make_lab_serves_the_notebooks(tmp_path):
+    port, token = free_port(), "mishgrad-test"
+    args = f"--no-browser --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path)}
+    lab = subprocess.Popen(
+        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        status, page = wait_for(f"{base}/lab?token={token}", 90)
+        assert status == 200 and b"JupyterLab" in page
+        status, body = wait_for(f"{base}/api/contents/notebooks?token={token}", 10)
+        listed = {item["name"] for item in json.loads(body)["content"]}
+        expected = {path.name for path in (ROOT / "notebooks").glob("*.ipynb")}
+        assert status == 200 and expected and expected <= listed
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        try:
+            lab.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.wait()
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_notebooks_are_numbered_and_present():
+    names = [path.name for path in NOTEBOOKS]
+    assert names[:2] == ["01_mish_and_its_gradient.ipynb", "02_overflow_and_the_sign_split.ipynb"]
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", name) for name in names)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_executed_top_to_bottom(path):
+    notebook = json.loads(path.read_text())
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert [cell["execution_count"] for cell in code] == list(range(1, len(code) + 1))
+    for cell in code:
+        assert all(output["output_type"] != "error" for output in cell["outputs"])
+        source = "".join(cell["source"])
+        assert "TODO" not in source and "NotImplemented" not in source
+        # Only cells whose output legitimately varies may be excluded from nbval.
+        if "NBVAL_IGNORE_OUTPUT" in source:
+            assert re.search(r"perf_counter|elapsed|backend", source), source[:200]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_opens_with_goals_and_ends_with_exercises(path):
+    notebook = json.loads(path.read_text())
+    markdown = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"]
+    opening = markdown[0]
+    for heading in ("What you will learn", "Prerequisites", "Run time"):
+        assert heading in opening, f"{path.name} opening lacks '{heading}'"
+    text = "\n".join(markdown)
+    assert "Summary" in text and "Exercise" in text

@@ -1,0 +1,189 @@
+"""Overflow/underflow thresholds against their analytic values and exhaustive scans."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from mishgrad import dtypes, errors, numerics, oracle, thresholds
+
+ALL_DTYPES = list(dtypes.DTYPES)
+HALF_DTYPES = ["float16", "bfloat16"]
+
+
+def exhaustive_first_overflow(expression, dtype: str) -> float:
+    """The smallest x >= 0 of a 16-bit dtype where expression(x) is infinite, by scanning."""
+    x = dtypes.all_values(dtype)
+    x = x[x >= 0]
+    with np.errstate(all="ignore"):
+        infinite = np.isinf(expression(x))
+    first = int(np.argmax(infinite))
+    assert infinite[first], "never overflows"
+    assert infinite[first:].all(), "overflow is not monotone in x"
+    return float(x[first])
+
+
+def test_overflow_bound_is_max_plus_half_ulp():
+    assert thresholds.overflow_bound("float16") == 65504.0 + 16.0
+    flt_max = float(np.finfo(np.float32).max)
+    assert thresholds.overflow_bound("float32") == flt_max + 2.0**103
+    bf16_max = float(dtypes.float_info("bfloat16").max)
+    assert thresholds.overflow_bound("bfloat16") == bf16_max + 2.0**119
+    for name in ALL_DTYPES:
+        bound = thresholds.overflow_bound(name)
+        largest = float(dtypes.float_info(name).max)
+        # Between the maximum and the bound rounds down to the maximum; the bound to inf.
+        below = np.array([(largest + bound) / 2, bound])
+        with np.errstate(over="ignore"):
+            rounded = below.astype(dtypes.as_dtype(name)).astype(np.float64)
+        assert rounded.tolist() == [largest, np.inf]
+
+
+def test_exact_expressions_match_the_overflowing_ones():
+    assert set(thresholds.EXACT) == set(thresholds.OVERFLOWING)
+    for name, expression in thresholds.OVERFLOWING.items():
+        exact, _ = thresholds.EXACT[name]
+        value = float(expression(np.array([3.0]))[0])
+        assert value == pytest.approx(float(exact(mpmath.mpf(3))), rel=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_closed_forms(dtype: str):
+    omega = thresholds.overflow_bound(dtype)
+    analytic = thresholds.analytic_overflow_threshold
+    assert analytic("e^x", dtype) == pytest.approx(math.log(omega), rel=1e-15)
+    assert analytic("e^2x", dtype) == pytest.approx(math.log(omega) / 2, rel=1e-15)
+    assert analytic("(1 + e^x)^2", dtype) == pytest.approx(
+        math.log(math.sqrt(omega) - 1), rel=1e-15
+    )
+    lambert = float(mpmath.lambertw(mpmath.mpf(omega)).real)
+    assert analytic("x e^x", dtype) == pytest.approx(lambert, rel=1e-15)
+    y1 = analytic("4x e^x (e^x + 1)  (y1 numerator)", dtype)
+    assert 4 * y1 * math.exp(y1) * (math.exp(y1) + 1) == pytest.approx(omega, rel=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("name", list(thresholds.OVERFLOWING))
+def test_overflow_threshold_is_analytic_value_rounded_up_into_the_grid(dtype: str, name: str):
+    measured = thresholds.overflow_threshold(thresholds.OVERFLOWING[name], dtype)
+    analytic = thresholds.analytic_overflow_threshold(name, dtype)
+    assert measured == thresholds.grid_ceil(analytic, dtype)
+    assert measured >= analytic
+    # The neighbour below does not overflow.
+    below = dtypes.from_ordered(dtypes.ordered(np.array([measured], dtype=dtype)) - 1, dtype)
+    with np.errstate(all="ignore"):
+        assert np.isfinite(thresholds.OVERFLOWING[name](below)[0])
+
+
+def test_float32_exp_threshold_is_ln_flt_max_rounded_up():
+    flt_max = float(np.finfo(np.float32).max)
+    measured = thresholds.overflow_threshold(thresholds.OVERFLOWING["e^x"], "float32")
+    assert measured == thresholds.grid_ceil(math.log(flt_max), "float32")
+    measured2 = thresholds.overflow_threshold(thresholds.OVERFLOWING["e^2x"], "float32")
+    assert measured2 == thresholds.grid_ceil(math.log(flt_max) / 2, "float32")
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+@pytest.mark.parametrize("name", list(thresholds.OVERFLOWING))
+def test_overflow_threshold_equals_exhaustive_scan(dtype: str, name: str):
+    expression = thresholds.OVERFLOWING[name]
+    assert thresholds.overflow_threshold(expression, dtype) == exhaustive_first_overflow(
+        expression, dtype
+    )
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_underflow_and_subnormal_thresholds_are_analytic_rounded_down(dtype: str):
+    underflow = thresholds.exp_underflow_threshold(dtype)
+    subnormal = thresholds.exp_subnormal_threshold(dtype)
+    assert underflow == thresholds.grid_floor(thresholds.analytic_exp_underflow(dtype), dtype)
+    assert subnormal == thresholds.grid_floor(thresholds.analytic_exp_subnormal(dtype), dtype)
+    assert underflow < subnormal < 0
+    info = dtypes.float_info(dtype)
+    assert thresholds.analytic_exp_underflow(dtype) == pytest.approx(
+        math.log(float(info.smallest_subnormal)) - math.log(2)
+    )
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+def test_underflow_and_subnormal_thresholds_equal_exhaustive_scan(dtype: str):
+    x = dtypes.all_values(dtype)
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+    assert thresholds.exp_underflow_threshold(dtype) == float(x[e == 0].max())
+    tiny = dtypes.float_info(dtype).tiny
+    assert thresholds.exp_subnormal_threshold(dtype) == float(x[e < tiny].max())
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_grid_ceil_floor_and_steps(dtype: str):
+    rng = np.random.default_rng(7)
+    values = rng.uniform(-200, 200, 200)
+    for value in values:
+        up, down = thresholds.grid_ceil(value, dtype), thresholds.grid_floor(value, dtype)
+        assert down <= value <= up
+        assert thresholds.grid_steps(up, down, dtype) in (0, 1)
+        assert (up == down) == (up == value)
+    on_grid = float(np.array([1.5], dtype=dtype)[0])
+    assert thresholds.grid_ceil(on_grid, dtype) == thresholds.grid_floor(on_grid, dtype) == 1.5
+    assert thresholds.grid_steps(2.0, 1.0, dtype) == 2 ** (dtypes.float_info(dtype).nmant)
+
+
+def test_failure_masks_on_synthetic_results():
+    x = np.array([-2.0, -1.0, 0.5, 3.0, 5.0], dtype=np.float16)
+    truth = oracle.dmish_oracle(x)
+    clean = errors.failure_masks(x, truth.copy(), truth)
+    assert list(clean) == list(errors.FAILURE_KINDS)
+    assert not any(mask.any() for mask in clean.values())
+    broken = truth.copy()
+    broken[0] = np.nan
+    broken[1] = np.inf
+    broken[2] = -broken[2]
+    broken[3] = dtypes.from_ordered(dtypes.ordered(truth[3:4]) + 2, "float16")[0]
+    broken[4] = dtypes.from_ordered(dtypes.ordered(truth[4:5]) + 1, "float16")[0]
+    masks = errors.failure_masks(x, broken, truth)
+    assert masks["NaN"].tolist() == [True, False, False, False, False]
+    assert masks["±Inf"].tolist() == [False, True, False, False, False]
+    assert masks["wrong sign"].tolist() == [False, False, True, False, False]
+    assert masks["inaccurate"].tolist() == [False, False, False, True, False]
+
+
+def test_misses_target_float32_criteria():
+    x = np.array([5.0, 5.0, -1.2, -1.2, -100.0, -10.0], dtype=np.float32)
+    truth = oracle.dmish_oracle(x)
+    result = truth.copy()
+    result[0] = dtypes.from_ordered(dtypes.ordered(truth[0:1]) + 2, "float32")[0]  # 2 ULP: ok
+    result[1] = dtypes.from_ordered(dtypes.ordered(truth[1:2]) + 3, "float32")[0]  # 3 ULP: miss
+    result[3] = truth[3] + np.float32(2e-7)  # root window: absolute error > 1e-7
+    result[4] = truth[4] * np.float32(1.5)  # below -87: no target
+    result[5] = truth[5] * np.float32(1 + 1e-5)  # relative error > 6e-6
+    assert errors.misses_target(x, result, truth).tolist() == [
+        False,
+        True,
+        False,
+        True,
+        False,
+        True,
+    ]
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+def test_b1_nan_region_starts_where_x_exp_x_overflows_in_float32(dtype: str):
+    x = dtypes.all_values(dtype)
+    truth = oracle.dmish_oracle(x)
+    result = numerics.dmish_b1(x, oracle.tanh_softplus_oracle(x))
+    regions = errors.failure_regions(x, result, truth)
+    float32_edge = thresholds.overflow_threshold(thresholds.OVERFLOWING["x e^x"], "float32")
+    largest = float(dtypes.float_info(dtype).max)
+    assert regions["NaN"] == [(thresholds.grid_ceil(float32_edge, dtype), largest)]
+    assert regions["±Inf"] == [] and regions["wrong sign"] == []
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+def test_ours_has_no_failure_region(dtype: str):
+    x = dtypes.all_values(dtype)
+    regions = errors.failure_regions(x, numerics.dmish_ours(x), oracle.dmish_oracle(x))
+    assert all(intervals == [] for intervals in regions.values())

@@ -1,0 +1,130 @@
+"""The Python tiling model equals the C++ ComputeTiling, and every plan is a valid one."""
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from mishgrad import platforms, tiling, twin
+
+CHIPS = list(platforms.PLATFORMS.values())
+
+
+def edge_lengths(dtype_size: int, has_tanhx: bool, chip: platforms.Platform) -> set[int]:
+    tile = tiling.max_tile_length(dtype_size, has_tanhx, chip.ub_reported)
+    unit = tiling.REPEAT_BYTES // dtype_size
+    cores = chip.vector_cores
+    around = [
+        1,
+        2,
+        7,
+        8,
+        15,
+        16,
+        31,
+        32,
+        33,
+        unit,
+        tile,
+        cores * unit,
+        cores * tile,
+        2 * cores * tile,
+    ]
+    return {n + d for n in around for d in (-1, 0, 1) if n + d >= 1}
+
+
+def cases():
+    rng = np.random.default_rng(2026)
+    for chip in CHIPS:
+        for size in (2, 4):
+            for has_tanhx in (False, True):
+                for n in edge_lengths(size, has_tanhx, chip):
+                    yield n, size, has_tanhx, chip.ub_reported, chip.vector_cores
+    for _ in range(10_000):
+        size = int(rng.choice([2, 4]))
+        ub = int(rng.choice([c.ub_reported for c in CHIPS] + [int(rng.integers(16_000, 300_000))]))
+        cores = int(rng.integers(1, 80))
+        n = int(10 ** rng.uniform(0, 9))
+        yield n, size, bool(rng.integers(2)), ub, cores
+
+
+def test_model_equals_cpp_on_edge_and_random_inputs():
+    checked = 0
+    for args in cases():
+        try:
+            expected = tiling.plan(*args)
+        except tiling.TilingError:
+            with pytest.raises(tiling.TilingError):
+                twin.native_tiling(*args)
+        else:
+            assert twin.native_tiling(*args) == expected, args
+        checked += 1
+    assert checked > 10_000
+
+
+@pytest.mark.parametrize("chip", CHIPS, ids=lambda c: c.name)
+@pytest.mark.parametrize("size", [2, 4])
+@pytest.mark.parametrize("has_tanhx", [False, True])
+def test_tile_is_the_largest_that_fits(chip, size, has_tanhx):
+    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
+    limit = tiling.ub_limit(chip.ub_reported, has_tanhx)
+    used = sum(b.bytes_for(tile) for b in tiling.budget(size, has_tanhx))
+    bigger = sum(b.bytes_for(tile + tiling.TILE_ALIGN) for b in tiling.budget(size, has_tanhx))
+    assert tile % tiling.TILE_ALIGN == 0 and used <= limit < bigger
+    if not has_tanhx:  # below Select's scratch area
+        assert used <= chip.select_scratch_begin
+
+
+def test_plans_partition_the_tensor():
+    for n, size, has_tanhx, ub, cores in list(cases())[::7]:
+        if tiling.max_tile_length(size, has_tanhx, ub) == 0:
+            continue
+        plan = tiling.plan(n, size, has_tanhx, ub, cores)
+        slices = plan.core_slices()
+        assert slices[0][0] == 0 and sum(length for _, length in slices) == n
+        assert all(a + la == b for (a, la), (b, _) in itertools.pairwise(slices))
+        unit = tiling.REPEAT_BYTES // size
+        assert all(start % unit == 0 for start, _ in slices)
+        assert 1 <= plan.blockDim <= cores and plan.bigCoreNum < plan.blockDim
+        assert 1 <= plan.lastCoreLength <= plan.smallCoreLength
+        for count, tail, length in [
+            (plan.smallTileNum, plan.smallTailLength, plan.smallCoreLength),
+            (plan.lastTileNum, plan.lastTailLength, plan.lastCoreLength),
+        ]:
+            assert (count - 1) * plan.tileLength + tail == length and 1 <= tail <= plan.tileLength
+
+
+def test_small_inputs_use_fewer_cores():
+    chip = platforms.platform("910B2")
+    assert tiling.plan_for(1, 4, False).blockDim == 1
+    assert tiling.plan_for(64 * 5, 4, False).blockDim == 5
+    assert tiling.plan_for(10**7, 4, False).blockDim == chip.vector_cores
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        ((0, 4, False, 196352, 48), 1),
+        ((10, 8, False, 196352, 48), 2),
+        ((10, 4, False, 196352, 0), 3),
+        ((10, 4, False, 4000, 48), 4),
+    ],
+)
+def test_invalid_inputs_fail_the_same_way(args, status):
+    with pytest.raises(tiling.TilingError):
+        tiling.plan(*args)
+    with pytest.raises(tiling.TilingError, match=f"status {status}"):
+        twin.native_tiling(*args)
+
+
+def test_v1_overrun_bytes():
+    assert tiling.v1_overrun_bytes(64, 4, False) == 0
+    assert tiling.v1_overrun_bytes(65, 4, False) == 252
+    assert tiling.v1_overrun_bytes(9, 2, True) == 14
+
+
+def test_plan_round_trips_through_the_c_struct():
+    plan = tiling.plan_for(12345, 2, True, "950")
+    assert twin.TilingData.from_plan(plan).as_plan() == plan
+    assert dataclasses.astuple(plan)[0] == 12345

@@ -1,0 +1,184 @@
+"""The AscendC kernel, compiled unchanged against the CPU twin, against the oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mishgrad import dtypes, errors, numerics, oracle, platforms, samples, tiling, twin
+
+DTYPES = ["float32", "float16", "bfloat16"]
+A2 = platforms.platform("910B2")
+
+
+def lengths(dtype: str, has_tanhx: bool) -> list[int]:
+    size = np.dtype(numerics.as_dtype(dtype)).itemsize
+    tile = tiling.max_tile_length(size, has_tanhx, A2.ub_reported)
+    cores = A2.vector_cores
+    fixed = [1, 2, 7, 8, 15, 16, 31, 32, 33, 255, 256, 257]
+    return [*fixed, tile - 1, tile, tile + 1, cores * tile - 1, cores * tile + 1, 1_000_003]
+
+
+def inputs(n: int, dtype: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-30, 30, n)
+    x[::97] = rng.uniform(-1.3, -1.1, x[::97].size)  # visit the root window often
+    grad = rng.normal(size=n)
+    return grad.astype(dtype), x.astype(dtype)
+
+
+def assert_accurate(out: np.ndarray, grad: np.ndarray, x: np.ndarray) -> None:
+    """DESIGN §4 accuracy for grad * d, allowing for the product's extra rounding."""
+    truth = oracle.mish_backward_oracle(grad, x)
+    if out.dtype == np.float32:
+        positive = x >= 0
+        if positive.any():  # d within 2 ULP (DESIGN §4), plus the product's own rounding
+            assert errors.summarize(out[positive], truth[positive]).max_ulp <= 3
+        summary = errors.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        assert not summary.max_rel_error > 1e-5  # NaN: no element where it applies
+        window = errors.in_root_window(x)
+        gap = np.abs(out[window].astype(np.float64) - truth[window].astype(np.float64))
+        assert np.all(gap <= 2e-7 * np.maximum(np.abs(grad[window]), 1))
+    else:
+        assert errors.summarize(out, truth).max_ulp <= 1
+    assert errors.summarize(out, truth).spurious_nonfinite == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cores", [1, 3, None])
+def test_no_tanhx_branch_matches_the_oracle(dtype, cores):
+    for index, n in enumerate(lengths(dtype, False)):
+        if cores == 1 and n > 300_000:
+            continue  # one core walks every tile; covered with more cores
+        grad, x = inputs(n, dtype, index)
+        run = twin.run_kernel(grad, x, cores=cores)
+        assert run.out.dtype == x.dtype and run.out.shape == x.shape
+        assert_accurate(run.out, grad, x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("cores", [1, None])
+def test_tanhx_branch_matches_the_numpy_model(dtype, cores):
+    for index, n in enumerate(lengths(dtype, True)):
+        if cores == 1 and n > 300_000:
+            continue
+        grad, x = inputs(n, dtype, 100 + index)
+        tanhx = oracle.tanh_softplus_oracle(x)
+        out = twin.run_kernel(grad, x, tanhx, cores=cores).out
+        model = numerics.mish_backward(grad, x, tanhx)
+        # Same operations in the same order; only expf (twin) vs NumPy's exp differ.
+        close = errors.ulp_distance(out, model) <= 2
+        gap = np.abs(out.astype(np.float64) - model.astype(np.float64))
+        assert np.all(close | (gap <= 2e-7 * np.maximum(np.abs(grad.astype(np.float64)), 1)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_16bit_and_float32_derivative_meets_the_design_targets(dtype):
+    x = (
+        dtypes.all_values(dtype)
+        if dtype != "float32"
+        else np.concatenate(list(samples.float32_sample(1 << 18, 1 << 18, 64).values()))
+    )
+    d = twin.run_kernel(np.ones_like(x), x).out
+    truth = oracle.dmish_oracle(x)
+    if dtype == "float32":
+        uniform = (x >= -20) & (x <= 20)
+        whole = errors.summarize(
+            d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
+        )
+        checks = errors.check_float32(
+            whole,
+            errors.summarize(d[x >= 0], truth[x >= 0]),
+            errors.summarize(d[uniform], truth[uniform]),
+        )
+    else:
+        checks = errors.check_16bit(errors.summarize(d, truth))
+    assert all(check.met for check in checks), checks
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("with_tanhx", [False, True])
+def test_special_values(dtype, with_tanhx):
+    big = float(dtypes.float_info(dtype).max)
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, big, -big] + [1.0] * 57, dtype=dtype)
+    grad = np.full_like(x, 2.0)
+    tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
+    out = twin.run_kernel(grad, x, tanhx).out.astype(np.float64)
+    assert np.isnan(out[0]) and out[1] == 2.0 and out[2] == 0.0
+    assert np.all(np.isfinite(out[3:]))
+
+
+def test_guard_bytes_around_every_buffer_never_change():
+    guard = 96
+    for dtype in DTYPES:
+        for with_tanhx in (False, True):
+            for n in (1, 7, 33, 257, 4609, 48 * 64 + 5):
+                grad, x = inputs(n, dtype, n)
+                tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
+                arenas, views = [], []
+                for source in [grad, x] + ([tanhx] if with_tanhx else []) + [np.zeros_like(x)]:
+                    arena = np.full((n + 2 * guard) * x.itemsize, 0xA5, dtype=np.uint8)
+                    view = arena[guard * x.itemsize : (guard + n) * x.itemsize].view(x.dtype)
+                    view[:] = source
+                    arenas.append(arena)
+                    views.append(view)
+                before = [a.copy() for a in arenas]
+                twin.run_kernel(*views[:-1], out=views[-1])
+                for arena, original in zip(arenas, before, strict=True):
+                    edge = guard * x.itemsize
+                    assert np.array_equal(arena[:edge], original[:edge])
+                    assert np.array_equal(arena[-edge:], original[-edge:])
+                assert np.array_equal(views[-1], twin.run_kernel(grad, x, tanhx).out)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_results_identical_for_any_host_threads_and_core_count(dtype):
+    grad, x = inputs(300_001, dtype, 5)
+    reference = twin.run_kernel(grad, x, host_threads=1).out
+    for options in ({"host_threads": 2}, {"host_threads": 7}, {"cores": 5}, {"cores": 1}):
+        assert np.array_equal(
+            twin.run_kernel(grad, x, **options).out.view(np.uint8), reference.view(np.uint8)
+        )
+
+
+def test_kernel_buffers_are_the_budget_table():
+    for dtype in DTYPES:
+        for with_tanhx in (False, True):
+            grad, x = inputs(64, dtype, 0)
+            tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
+            run = twin.run_kernel(grad, x, tanhx, trace=True)
+            events = run.trace[run.trace["op"] == b"InitBuffer"]
+            budget = tiling.budget(x.itemsize, with_tanhx)
+            assert [int(e["bytes"]) for e in events] == [
+                b.bytes_for(run.plan.tileLength) for b in budget
+            ]
+            assert [int(e["count"]) for e in events] == [b.copies for b in budget]
+
+
+def test_bad_inputs_raise_clear_errors():
+    x = np.zeros(8, np.float32)
+    with pytest.raises(ValueError, match="grad has dtype float16"):
+        twin.run_kernel(np.zeros(8, np.float16), x)
+    with pytest.raises(ValueError, match="grad has 7 elements"):
+        twin.run_kernel(np.zeros(7, np.float32), x)
+    with pytest.raises(ValueError, match="empty"):
+        twin.run_kernel(np.zeros(0, np.float32), np.zeros(0, np.float32))
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        twin.run_kernel(np.zeros(8), np.zeros(8))
+    with pytest.raises(ValueError, match="out must be"):
+        twin.run_kernel(x, x, out=np.zeros(8, np.float16))
+
+
+def test_a_plan_that_overruns_the_tensor_is_caught():
+    import dataclasses
+
+    grad, x = inputs(100, "float32", 1)
+    plan = twin.native_tiling(100, 4, False, A2.ub_reported, 48)
+    too_long = dataclasses.replace(
+        plan, lastCoreLength=plan.lastCoreLength + 8, lastTailLength=plan.lastTailLength + 8
+    )
+    with pytest.raises(twin.KernelError, match="SetGlobalBuffer"):
+        twin.run_kernel(grad, x, plan=too_long)
+    huge_tile = dataclasses.replace(plan, tileLength=plan.tileLength * 64)
+    with pytest.raises(twin.KernelError, match="TPipe::InitBuffer"):
+        twin.run_kernel(grad, x, plan=huge_tile)
