@@ -42,6 +42,17 @@ class Buffer:
         return self.copies * (-(-one // BLOCK_BYTES) * BLOCK_BYTES)
 
 
+def buffer_kind(name: str) -> str:
+    """What a buffer of :func:`budget` holds: "queue", "float32 copy", "temp" or "mask"."""
+    if name.endswith("queue"):
+        return "queue"
+    if "float32" in name:
+        return "float32 copy"
+    if name.startswith("temp"):
+        return "temp"
+    return "mask"
+
+
 def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
     """The buffers the kernel allocates (in the order of ``MishGradKernel::Init``)."""
     io = 8 * dtype_size

@@ -20,6 +20,15 @@ from matplotlib.lines import Line2D
 
 from .errors import ulp_distance
 
+#: Colour of each kind of UB buffer (:func:`mishgrad.tiling.buffer_kind`), and of free UB.
+BUFFER_KIND_COLORS: Final[dict[str, str]] = {
+    "queue": "tab:blue",
+    "float32 copy": "tab:green",
+    "temp": "tab:orange",
+    "mask": "tab:purple",
+    "free": "0.92",
+}
+
 
 def setup_notebook() -> None:
     """Deterministic display settings: NumPy print options, PNG figures, quiet warnings.

@@ -70,6 +70,16 @@ def test_each_violation_is_an_error_naming_the_call(misuse, case, expected):
     assert message.endswith("(core 0)")
 
 
+def test_data_copy_pad_follows_its_parameters(misuse):
+    misuse.misuse_input_ramp()
+    assert run_case(misuse, "padded_rows") == (0, "")
+    out = np.empty(64, np.float32)
+    misuse.misuse_output(out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+    # Row 0: pad, GM 0..4, pad, pad; row 1 (the next 32-byte row): pad, GM 6..10, pad, pad.
+    assert out[:16].tolist() == [7, 0, 1, 2, 3, 4, 7, 7, 7, 6, 7, 8, 9, 10, 7, 7]
+    assert np.all(out[16:] == -1)
+
+
 def test_unknown_case_and_calls_outside_a_launch(misuse):
     assert run_case(misuse, "no such case")[0] == -1
     message = ctypes.create_string_buffer(256)

@@ -20,7 +20,6 @@
 #ifndef MISHGRAD_KERNEL_H
 #define MISHGRAD_KERNEL_H
 
-#include <cfloat>
 #include <type_traits>
 
 #include "kernel_operator.h"
@@ -33,6 +32,7 @@ using namespace AscendC;
 constexpr int32_t kQueueDepth = 2;            // double buffering
 constexpr uint32_t kFloatsPerRepeat = 64;     // 256 bytes of float32
 constexpr uint32_t kBytesPerBlock = 32;
+constexpr float kFloatMax = 3.40282347e+38f;  // the largest finite float32
 
 template <typename T>
 class MishGradKernel {
@@ -232,11 +232,11 @@ private:
                                          const LocalTensor<float>& scratch, uint32_t count)
     {
         Mins(scratch, x, 0.0f, count);
-        Maxs(scratch, scratch, -FLT_MAX, count);
+        Maxs(scratch, scratch, -kFloatMax, count);
         Mul(scratch, scratch, e, count);  // min(x, 0) * e
         Adds(e, e, 1.0f, count);          // 1 + e
         Maxs(dst, x, 0.0f, count);
-        Mins(dst, dst, FLT_MAX, count);
+        Mins(dst, dst, kFloatMax, count);
         Add(dst, dst, scratch, count);
         Div(dst, dst, e, count);
     }

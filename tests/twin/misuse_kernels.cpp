@@ -151,6 +151,25 @@ void CastOddToBfloat16()
     Cast(narrow.Get<bfloat16_t>(), wide.Get<float>(), RoundMode::CAST_ODD, 64);
 }
 
+// DataCopyPad's parameters at work: two GM blocks of 5 floats, 1 float apart, land in two
+// 32-byte UB rows after 1 padding element and before 2, the padding set to 7; the UB is
+// then written back whole to gOutput.
+void PaddedRows()
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buffer;
+    pipe.InitBuffer(buffer, kElements * sizeof(float));
+    LocalTensor<float> local = buffer.Get<float>();
+    Duplicate(local, -1.0f, kElements);
+    GlobalTensor<float> in;
+    in.SetGlobalBuffer(gInput, kElements);
+    GlobalTensor<float> out;
+    out.SetGlobalBuffer(gOutput, kElements);
+    DataCopyPad(local, in, DataCopyExtParams{2, 5 * sizeof(float), sizeof(float), 0, 0},
+                DataCopyPadExtParams<float>{true, 1, 2, 7.0f});
+    DataCopy(out, local, kElements);
+}
+
 struct Case {
     const char* name;
     void (*kernel)();
@@ -158,6 +177,7 @@ struct Case {
 
 const Case kCases[] = {
     {"clean", Clean},
+    {"padded_rows", PaddedRows},
     {"ub_over_capacity", UbOverCapacity},
     {"partial_block_datacopy", PartialBlockDataCopy},
     {"misaligned_ub", MisalignedUb},
@@ -199,6 +219,19 @@ extern "C" int32_t misuse_run(const char* name, char* message, uint64_t capacity
         }
     }
     return -1;
+}
+
+// Sets the global-memory input to 0, 1, 2, ... and returns the output after a case ran.
+extern "C" void misuse_input_ramp(void)
+{
+    for (uint32_t i = 0; i < kElements; ++i) {
+        gInput[i] = static_cast<float>(i);
+    }
+}
+
+extern "C" void misuse_output(float* destination)
+{
+    std::memcpy(destination, gOutput, sizeof(gOutput));
 }
 
 // Calls an AscendC function with no launch in progress.

@@ -232,12 +232,17 @@ public:
     TQue(const TQue&) = delete;
     TQue& operator=(const TQue&) = delete;
 
+    // Buffers are handed out in turn, starting after the last one given: with two buffers,
+    // consecutive tiles alternate between them, which is what lets the copy engine fill one
+    // while the vector unit works on the other.
     template <typename T>
     LocalTensor<T> AllocTensor()
     {
-        for (uint32_t i = 0; i < count_; ++i) {
+        for (uint32_t step = 0; step < count_; ++step) {
+            const uint32_t i = (next_ + step) % count_;
             if (state_[i] == twin::SlotState::kFree) {
                 state_[i] = twin::SlotState::kAllocated;
+                next_ = (i + 1) % count_;
                 twin::Record("AllocTensor", 1, length_, static_cast<int64_t>(Offset(i)));
                 return Tensor<T>(i);
             }
@@ -324,6 +329,7 @@ private:
     uint32_t order_[kMaxSlots] = {};
     uint32_t head_ = 0;
     uint32_t queued_ = 0;
+    uint32_t next_ = 0;
 };
 
 // A plain UB buffer for intermediate results.
@@ -505,49 +511,61 @@ void CheckPadParams(const char* api, const DataCopyExtParams& params)
     }
 }
 
-inline uint64_t UbBlockBytes(const DataCopyExtParams& params)
+// Where the blocks of a DataCopyPad lie: UB rows start on 32-byte boundaries, GM blocks are
+// packed with byte gaps.
+struct PadLayout {
+    uint64_t ubRow;   // bytes of one UB row: padding and data, rounded up to 32 bytes
+    uint64_t ubStep;  // from one UB row to the next (row plus stride blocks)
+    uint64_t gmStep;  // from one GM block to the next (data plus stride bytes)
+    uint64_t gmSpan;  // GM bytes from the first block's start to the last block's end
+    uint64_t ubSpan;  // UB bytes likewise
+};
+
+inline PadLayout LayoutOf(const DataCopyExtParams& params, uint64_t padBytes, uint32_t ubStrideBlocks,
+                          uint32_t gmStrideBytes)
 {
-    return (params.blockLen + ONE_BLK_SIZE - 1) / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    PadLayout layout{};
+    layout.ubRow = (params.blockLen + padBytes + ONE_BLK_SIZE - 1) / ONE_BLK_SIZE * ONE_BLK_SIZE;
+    layout.ubStep = layout.ubRow + static_cast<uint64_t>(ubStrideBlocks) * ONE_BLK_SIZE;
+    layout.gmStep = params.blockLen + static_cast<uint64_t>(gmStrideBytes);
+    layout.gmSpan = (params.blockCount - 1) * layout.gmStep + params.blockLen;
+    layout.ubSpan = (params.blockCount - 1) * layout.ubStep + layout.ubRow;
+    return layout;
 }
 
 }  // namespace detail
 
 // GM -> UB with exact byte lengths: each of blockCount blocks copies blockLen bytes into
-// its own 32-byte-aligned UB block, optionally padded.
+// its own 32-byte-aligned UB row, after leftPadding and before rightPadding elements (filled
+// with paddingValue if isPad).
 template <typename T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& params,
                  const DataCopyPadExtParams<T>& padParams)
 {
     constexpr const char* kApi = "DataCopyPad";
     detail::CheckPadParams<T>(kApi, params);
-    const uint64_t ubBlock = detail::UbBlockBytes(params);
-    const uint64_t padBytes = (padParams.leftPadding + padParams.rightPadding) * sizeof(T);
-    if (padParams.leftPadding * sizeof(T) > ONE_BLK_SIZE || padParams.rightPadding * sizeof(T) > ONE_BLK_SIZE ||
-        params.blockLen + padBytes > ubBlock + (padBytes > 0 ? ONE_BLK_SIZE : 0)) {
-        twin::Fail(kApi, "padding must fit in one 32-byte block on each side");
+    if (padParams.leftPadding * sizeof(T) > ONE_BLK_SIZE || padParams.rightPadding * sizeof(T) > ONE_BLK_SIZE) {
+        twin::Fail(kApi, "leftPadding and rightPadding may not exceed one 32-byte block each");
     }
-    const uint64_t ubStep = ubBlock + params.dstStride * static_cast<uint64_t>(ONE_BLK_SIZE);
-    const uint64_t gmStep = params.blockLen + static_cast<uint64_t>(params.srcStride);
-    const uint64_t gmSpan = (params.blockCount - 1) * gmStep + params.blockLen;
+    const uint64_t padBytes = (padParams.leftPadding + padParams.rightPadding) * sizeof(T);
+    const detail::PadLayout layout = detail::LayoutOf(params, padBytes, params.dstStride, params.srcStride);
     const detail::UbView view = detail::ViewOf(dst);
-    detail::CheckOperand(kApi, view, (params.blockCount - 1) * ubStep + ubBlock, "dst");
-    const int64_t gm = src.Access(kApi, gmSpan);
+    detail::CheckOperand(kApi, view, layout.ubSpan, "dst");
+    const int64_t gm = src.Access(kApi, layout.gmSpan);
     const auto* from = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     auto* to = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+    const uint32_t elements = params.blockLen / sizeof(T);
     for (uint32_t block = 0; block < params.blockCount; ++block) {
-        T* row = reinterpret_cast<T*>(to + block * ubStep);
-        std::memcpy(row + padParams.leftPadding, from + block * gmStep, params.blockLen);
-        if (padParams.isPad) {
-            const uint32_t elements = params.blockLen / sizeof(T);
-            for (uint32_t i = 0; i < padParams.leftPadding; ++i) {
-                row[i] = padParams.paddingValue;
-            }
-            for (uint32_t i = 0; i < padParams.rightPadding; ++i) {
-                row[padParams.leftPadding + elements + i] = padParams.paddingValue;
-            }
+        T* row = reinterpret_cast<T*>(to + block * layout.ubStep);
+        std::memcpy(row + padParams.leftPadding, from + block * layout.gmStep, params.blockLen);
+        for (uint32_t i = 0; padParams.isPad && i < padParams.leftPadding; ++i) {
+            row[i] = padParams.paddingValue;
+        }
+        for (uint32_t i = 0; padParams.isPad && i < padParams.rightPadding; ++i) {
+            row[padParams.leftPadding + elements + i] = padParams.paddingValue;
         }
     }
-    twin::Record(kApi, gmSpan / sizeof(T), gmSpan, static_cast<int64_t>(view.offset), -1, -1, gm);
+    twin::Record(kApi, layout.gmSpan / sizeof(T), layout.gmSpan, static_cast<int64_t>(view.offset), -1, -1, gm);
 }
 
 // UB -> GM with exact byte lengths: the inverse of the GM -> UB form, no padding.
@@ -556,19 +574,16 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
 {
     constexpr const char* kApi = "DataCopyPad";
     detail::CheckPadParams<T>(kApi, params);
-    const uint64_t ubBlock = detail::UbBlockBytes(params);
-    const uint64_t ubStep = ubBlock + params.srcStride * static_cast<uint64_t>(ONE_BLK_SIZE);
-    const uint64_t gmStep = params.blockLen + static_cast<uint64_t>(params.dstStride);
-    const uint64_t gmSpan = (params.blockCount - 1) * gmStep + params.blockLen;
+    const detail::PadLayout layout = detail::LayoutOf(params, 0, params.srcStride, params.dstStride);
     const detail::UbView view = detail::ViewOf(src);
-    detail::CheckOperand(kApi, view, (params.blockCount - 1) * ubStep + ubBlock, "src");
-    const int64_t gm = dst.Access(kApi, gmSpan);
+    detail::CheckOperand(kApi, view, layout.ubSpan, "src");
+    const int64_t gm = dst.Access(kApi, layout.gmSpan);
     const auto* from = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
     auto* to = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
     for (uint32_t block = 0; block < params.blockCount; ++block) {
-        std::memcpy(to + block * gmStep, from + block * ubStep, params.blockLen);
+        std::memcpy(to + block * layout.gmStep, from + block * layout.ubStep, params.blockLen);
     }
-    twin::Record(kApi, gmSpan / sizeof(T), gmSpan, -1, static_cast<int64_t>(view.offset), -1, gm);
+    twin::Record(kApi, layout.gmSpan / sizeof(T), layout.gmSpan, -1, static_cast<int64_t>(view.offset), -1, gm);
 }
 
 // ---------------------------------------------------------------------------------------

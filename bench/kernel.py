@@ -1,0 +1,93 @@
+"""Kernel benchmark: vector instructions per tile, and the twin's throughput.
+
+Prints, for each dtype and branch, the vector instructions of one full tile as the twin's
+trace counts them (Exp and Div separately) beside DESIGN §4's targets and ops-nn v1's
+float32 no-tanhx path (42 instructions, 4 Exp, 4 Div; counted from its mish_grad.h).
+Then the throughput of the kernel on the CPU twin and of the NumPy model on this machine,
+in elements per second, the median of several runs. Run with ``make bench``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from mishgrad import numerics, oracle, trace, twin
+
+DTYPES = ("float32", "float16", "bfloat16")
+V1_FLOAT32 = {"total": 42, "exp": 4, "div": 4}
+TARGET = {"total": 30, "exp": 1, "div": 3}  # no-tanhx float32, DESIGN §4
+
+
+def inputs(n: int, dtype: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-20, 20, n).astype(dtype)
+    return rng.normal(size=n).astype(dtype), x, oracle.tanh_softplus_oracle(x)
+
+
+def instruction_table() -> bool:
+    print("Vector instructions per tile (twin trace, core 0, tile 0)")
+    print(f"  {'dtype':9s} {'branch':9s} {'total':>5s} {'Exp':>4s} {'Div':>4s}  by op")
+    met = True
+    for dtype in DTYPES:
+        for has_tanhx in (False, True):
+            grad, x, tanhx = inputs(20_000, dtype)
+            run = twin.run_kernel(grad, x, tanhx if has_tanhx else None, cores=1, trace=True)
+            counts = trace.instruction_counts(run.trace)
+            branch = "tanhx" if has_tanhx else "no tanhx"
+            ops = ", ".join(f"{op} {n}" for op, n in counts.by_op.items())
+            numbers = f"{counts.total:5d} {counts.exp:4d} {counts.div:4d}"
+            print(f"  {dtype:9s} {branch:9s} {numbers}  {ops}")
+            if dtype == "float32" and not has_tanhx:
+                met = (
+                    counts.total <= TARGET["total"]
+                    and counts.exp == TARGET["exp"]
+                    and counts.div <= TARGET["div"]
+                )
+    print(
+        f"  ops-nn v1, float32 no tanhx: {V1_FLOAT32['total']} instructions, "
+        f"{V1_FLOAT32['exp']} Exp, {V1_FLOAT32['div']} Div"
+    )
+    verdict = "met" if met else "MISSED"
+    print(f"  target for float32 no tanhx: <= 30 instructions, 1 Exp, <= 3 Div: {verdict}")
+    return met
+
+
+def median_rate(function: Callable[..., object], arguments: tuple, runs: int = 7) -> float:
+    """Elements per second of ``function(*arguments)`` (median of ``runs``, after a warm-up)."""
+    function(*arguments)  # warm up (and build the twin)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function(*arguments)
+        times.append(time.perf_counter() - start)
+    return arguments[1].size / statistics.median(times)
+
+
+def throughput_table(n: int = 4_000_000) -> None:
+    threads = os.cpu_count() or 1
+    print(f"\nThroughput on this machine, n = {n:,}, median of 7 runs, {threads} host threads")
+    print(f"  {'dtype':9s} {'branch':9s} {'twin (elem/s)':>15s} {'NumPy model (elem/s)':>21s}")
+    for dtype in DTYPES:
+        grad, x, tanhx = inputs(n, dtype)
+        for has_tanhx in (False, True):
+            arguments = (grad, x, tanhx if has_tanhx else None)
+            kernel_rate = median_rate(twin.run_kernel, arguments)
+            model_rate = median_rate(numerics.mish_backward, arguments)
+            branch = "tanhx" if has_tanhx else "no tanhx"
+            print(f"  {dtype:9s} {branch:9s} {kernel_rate:15.3g} {model_rate:21.3g}")
+
+
+def main() -> int:
+    met = instruction_table()
+    throughput_table()
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

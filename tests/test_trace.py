@@ -1,0 +1,368 @@
+"""mishgrad.trace: tiles, instruction counts, UB map, pipeline model and source reading."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from mishgrad import numerics, platforms, tiling, trace, twin
+
+A2 = platforms.platform("910B2")
+HEADER = twin.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+
+
+def _run(dtype: str, has_tanhx: bool, extra: int = 100, cores: int = 2) -> twin.KernelRun:
+    """Two cores, each with full tiles and a tail that is not a whole number of blocks."""
+    size = np.dtype(numerics.as_dtype(dtype)).itemsize
+    tile = tiling.max_tile_length(size, has_tanhx, A2.ub_reported)
+    n = cores * (2 * tile + extra) + 3
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-20, 20, n).astype(numerics.as_dtype(dtype))
+    grad = rng.normal(size=n).astype(x.dtype)
+    tanhx = numerics.tanh_softplus(x) if has_tanhx else None
+    return twin.run_kernel(grad, x, tanhx, cores=cores, trace=True)
+
+
+@pytest.fixture(scope="module")
+def run32() -> twin.KernelRun:
+    return _run("float32", False)
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[tuple[str, bool], twin.KernelRun]:
+    return {(d, t): _run(d, t) for d in ("float32", "float16", "bfloat16") for t in (False, True)}
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------
+# Events, tiles and stages
+# ---------------------------------------------------------------------------------------
+
+
+def test_core_events_are_in_program_order(run32):
+    events = trace.core_events(run32.trace, 1)
+    assert np.all(events["core"] == 1)
+    assert np.all(np.diff(events["sequence"].astype(np.int64)) == 1)
+    with pytest.raises(ValueError, match="no record of core 5"):
+        trace.core_events(run32.trace, 5)
+
+
+def test_is_vector():
+    assert trace.is_vector("Exp") and trace.is_vector("Cast") and trace.is_vector("Sub")
+    for op in ["DataCopy", "DataCopyPad", "AllocTensor", "EnQue", "DeQue", "FreeTensor"]:
+        assert not trace.is_vector(op)
+    assert not trace.is_vector("InitBuffer")
+
+
+def test_tiles_match_the_plan(run32):
+    plan = run32.plan
+    for core, (_, length) in enumerate(plan.core_slices()):
+        assert trace.tile_count(run32.trace, core) == -(-length // plan.tileLength)
+    assert trace.tile_count(run32.trace, plan.blockDim - 1) == plan.lastTileNum
+    events = trace.core_events(run32.trace, 0)
+    tiles = trace.tile_indices(events)
+    ops = trace.op_names(events)
+    assert np.all(tiles[ops == "InitBuffer"] == -1)
+    assert np.all(tiles[ops != "InitBuffer"] >= 0)
+    assert np.all(np.diff(tiles) >= 0)  # tiles follow one another
+    for tile in range(trace.tile_count(run32.trace, 0)):
+        chosen = ops[tiles == tile]
+        outs = [
+            i
+            for i in np.flatnonzero(tiles == tile)
+            if ops[i] in trace.COPY_OPS and events["dst"][i] < 0
+        ]
+        assert len(outs) == 1
+        assert chosen[-1] == "FreeTensor" and chosen[0] == "AllocTensor"
+
+
+def test_stages_follow_the_pipeline(runs):
+    for run in runs.values():
+        events = trace.core_events(run.trace, 0)
+        labels = trace.stages(events)
+        ops = trace.op_names(events)
+        tiles = trace.tile_indices(events)
+        assert set(labels[tiles < 0]) == {"setup"}
+        for tile in range(tiles.max() + 1):
+            stage_list = list(labels[tiles == tile])
+            order = [trace.STAGES.index(s) for s in stage_list]
+            assert order == sorted(order)  # CopyIn, then Compute, then CopyOut
+            tile_ops = ops[tiles == tile]
+            copy_in = set(tile_ops[labels[tiles == tile] == "CopyIn"])
+            assert copy_in <= {"AllocTensor", "DataCopy", "DataCopyPad", "EnQue"}
+            copy_out = list(tile_ops[labels[tiles == tile] == "CopyOut"])
+            assert copy_out[0] == "DeQue" and copy_out[-1] == "FreeTensor"
+            vector = [op for op in tile_ops if trace.is_vector(op)]
+            compute = set(tile_ops[labels[tiles == tile] == "Compute"])
+            assert set(vector) <= compute
+
+
+def test_tile_events_rejects_a_missing_tile(run32):
+    with pytest.raises(ValueError, match="no tile 99"):
+        trace.tile_events(run32.trace, 0, 99)
+
+
+# ---------------------------------------------------------------------------------------
+# Instruction counts
+# ---------------------------------------------------------------------------------------
+
+
+def test_instruction_counts_meet_the_design_targets(runs):
+    ours = trace.instruction_counts(runs["float32", False].trace)
+    assert ours.exp == 1 and ours.div <= 3 and ours.total <= 30
+    assert ours.total == sum(ours.by_op.values())
+    for (dtype, has_tanhx), run in runs.items():
+        counts = trace.instruction_counts(run.trace)
+        assert counts.exp == 1
+        assert counts.div == (1 if has_tanhx else 3)
+        assert (counts.by_op.get("Cast", 0) > 0) == (dtype != "float32")
+        assert ("Select" in counts.by_op) == (not has_tanhx)
+
+
+def test_every_tile_runs_the_same_instructions(run32):
+    first = trace.instruction_counts(run32.trace, 0, 0).by_op
+    for core in range(run32.plan.blockDim):
+        for tile in range(trace.tile_count(run32.trace, core)):
+            assert trace.instruction_counts(run32.trace, core, tile).by_op == first
+
+
+# ---------------------------------------------------------------------------------------
+# Global-memory traffic
+# ---------------------------------------------------------------------------------------
+
+
+def test_traffic_is_exactly_the_tensors(runs):
+    for (dtype, has_tanhx), run in runs.items():
+        nbytes = run.plan.totalLength * np.dtype(numerics.as_dtype(dtype)).itemsize
+        reads = trace.copy_intervals(run.trace, "in")
+        writes = trace.copy_intervals(run.trace, "out")
+        assert trace.covers_exactly(reads, nbytes, 3 if has_tanhx else 2)
+        assert trace.covers_exactly(writes, nbytes)
+        assert not trace.covers_exactly(writes, nbytes + 1)
+        assert not trace.covers_exactly(reads, nbytes, 1)
+
+
+def test_covers_exactly_on_hand_made_intervals():
+    assert trace.covers_exactly(np.array([[0, 4], [4, 10]]), 10)
+    assert not trace.covers_exactly(np.array([[0, 4], [5, 10]]), 10)  # gap
+    assert not trace.covers_exactly(np.array([[0, 5], [4, 10]]), 10)  # overlap
+    assert not trace.covers_exactly(np.array([[0, 4], [0, 4], [4, 10]]), 10, 2)  # uneven
+    assert trace.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
+    assert trace.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
+    with pytest.raises(ValueError, match="direction"):
+        trace.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
+
+
+def test_the_tail_moves_with_datacopypad(run32):
+    last = run32.plan.blockDim - 1
+    tile = trace.tile_count(run32.trace, last) - 1
+    ops = trace.op_names(trace.tile_events(run32.trace, last, tile))
+    assert "DataCopyPad" in ops and "DataCopy" not in ops
+    full = trace.op_names(trace.tile_events(run32.trace, 0, 0))
+    assert "DataCopy" in full and "DataCopyPad" not in full
+
+
+# ---------------------------------------------------------------------------------------
+# The UB map
+# ---------------------------------------------------------------------------------------
+
+
+def test_ub_map_names_the_budget_buffers(runs):
+    for (dtype, has_tanhx), run in runs.items():
+        size = np.dtype(numerics.as_dtype(dtype)).itemsize
+        buffers = trace.ub_map(run.trace, size, has_tanhx)
+        assert [b.name for b in buffers] == [b.name for b in tiling.budget(size, has_tanhx)]
+        assert buffers[0].offset == 0
+        assert all(a.end == b.offset for a, b in pairwise(buffers))
+        assert all(b.offset % tiling.BLOCK_BYTES == 0 for b in buffers)
+        assert trace.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength) == []
+        wrong = trace.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength - 256)
+        assert wrong == [b.name for b in buffers]
+        limit = tiling.ub_limit(A2.ub_reported, has_tanhx)
+        assert buffers[-1].end <= limit
+
+
+def test_ub_map_rejects_a_budget_that_does_not_match(run32):
+    with pytest.raises(ValueError, match="allocates 8 buffers but the budget table lists 6"):
+        trace.ub_map(run32.trace, 4, True)
+
+
+def test_buffer_name():
+    buffers = [trace.UbBuffer("x queue", 0, 128, 2), trace.UbBuffer("temp 0", 128, 64, 1)]
+    assert trace.buffer_name(0, buffers) == "x queue[0]"
+    assert trace.buffer_name(64, buffers) == "x queue[1]"
+    assert trace.buffer_name(96, buffers) == "x queue[1]+32"
+    assert trace.buffer_name(128, buffers) == "temp 0"
+    assert trace.buffer_name(-1, buffers) == "—"
+    assert trace.buffer_name(4096, buffers) == "?"
+    assert buffers[0].slot_bytes == 64 and buffers[0].end == 128
+
+
+def test_ub_segments_cover_the_ub(run32):
+    buffers = trace.ub_map(run32.trace, 4, False)
+    segments = trace.ub_segments(buffers, A2)
+    cover = [s for s in segments if s.kind not in ("Select scratch", "reserved")]
+    assert cover[0].offset == 0 and cover[-1].end == A2.ub_bytes
+    assert all(a.end == b.offset for a, b in pairwise(cover))
+    free = sum(s.bytes for s in cover if s.kind == "free")
+    assert free == A2.ub_bytes - buffers[-1].end
+    scratch = next(s for s in segments if s.kind == "Select scratch")
+    assert (scratch.offset, scratch.end) == (A2.select_scratch_begin, A2.ub_bytes)
+    reserved = next(s for s in segments if s.kind == "reserved")
+    assert reserved.bytes == platforms.UB_RESERVED_BYTES
+    queues = [s for s in cover if s.kind == "queue"]
+    assert queues and all(s.copies == tiling.BUFFER_NUM for s in queues)
+    # gaps between buffers become free segments too
+    gapped = trace.ub_segments([trace.UbBuffer("temp 0", 64, 32, 1)], A2)
+    assert [(s.kind, s.offset) for s in gapped[:3]] == [("free", 0), ("temp", 64), ("free", 96)]
+
+
+def test_ub_figure(runs):
+    maps = {
+        f"{d}, {t}": trace.ub_segments(
+            trace.ub_map(r.trace, np.dtype(numerics.as_dtype(d)).itemsize, t), A2
+        )
+        for (d, t), r in runs.items()
+    }
+    figure = trace.ub_figure(maps, A2, title="UB")
+    ax = figure.axes[0]
+    assert ax.get_xlabel() == "UB offset (KiB)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(maps)[::-1]
+    assert ax.get_legend() is not None
+
+
+# ---------------------------------------------------------------------------------------
+# The tile table
+# ---------------------------------------------------------------------------------------
+
+
+def test_tile_rows(run32):
+    buffers = trace.ub_map(run32.trace, 4, False)
+    rows = trace.tile_rows(run32.trace, buffers, 0, 0)
+    assert len(rows) == len(trace.tile_events(run32.trace, 0, 0))
+    assert all(len(row) == len(trace.TILE_HEADERS) for row in rows)
+    assert [row[0] for row in rows] == list(range(len(rows)))
+    first_copy = next(row for row in rows if row[2] == "DataCopy")
+    assert first_copy[5] == "0 grad queue[0]" and first_copy[8] == 0
+    exp = next(row for row in rows if row[2] == "Exp")
+    assert exp[5].endswith("temp 0") and exp[7] == "—" and exp[8] == "—"
+    with pytest.raises(ValueError):
+        trace.tile_rows(run32.trace, buffers, 0, 99)
+
+
+# ---------------------------------------------------------------------------------------
+# The pipeline model
+# ---------------------------------------------------------------------------------------
+
+
+def test_pipeline_model_parameters():
+    model = trace.PipelineModel(hbm_bytes_per_second=1.2e12, vector_cores=40, clock_hz=1e9)
+    assert model.copy_bytes_per_cycle == pytest.approx(30.0)
+    assert model.copy_cycles(300) == pytest.approx(10.0)
+    slow = trace.PipelineModel(vector_cycles_per_repeat=2.0, vector_latency_cycles=5.0)
+    assert slow.vector_cycles(10) == 25.0
+
+
+def test_repeats():
+    assert trace.repeats("Add", 64, 256) == 1
+    assert trace.repeats("Add", 65, 260) == 2
+    assert trace.repeats("Cast", 128, 256) == 2  # float32 -> half: the float side counts
+    assert trace.repeats("Cast", 128, 512) == 2
+    assert trace.repeats("CompareScalar", 4608, 4608 * 4) == 72
+
+
+def test_tile_work_adds_up(run32):
+    work = trace.tile_work(run32.trace, 0)
+    _, length = run32.plan.core_slices()[0]
+    assert sum(w.read_bytes for w in work) == 2 * 4 * length
+    assert sum(w.write_bytes for w in work) == 4 * length
+    counts = trace.instruction_counts(run32.trace)
+    assert all(len(w.vector_repeats) == counts.total for w in work)
+    assert work[0].vector_repeats[0] == run32.plan.tileLength // 64
+    assert all(w.read_copies == 2 and w.write_copies == 1 for w in work)
+
+
+def _uniform(tiles: int, cycles: float = 100.0) -> tuple[list[trace.TileWork], trace.PipelineModel]:
+    model = trace.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
+    work = [trace.TileWork(i, int(cycles), (int(cycles),), int(cycles)) for i in range(tiles)]
+    return work, model
+
+
+def test_schedule_of_equal_stages():
+    work, model = _uniform(5)
+    # Double buffering: a perfect pipeline, (tiles + 2) stage times.
+    assert trace.makespan(trace.schedule(work, model, depth=2)) == pytest.approx(700.0)
+    # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
+    assert trace.makespan(trace.schedule(work, model, depth=1)) == pytest.approx(1100.0)
+    assert trace.serial_cycles(work, model) == pytest.approx(1500.0)
+    with pytest.raises(ValueError):
+        trace.schedule(work, model, depth=0)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_schedule_respects_every_dependency(run32, depth):
+    model = trace.PipelineModel(copy_latency_cycles=50.0)
+    work = trace.tile_work(run32.trace, 0)
+    spans = trace.schedule(work, model, depth=depth)
+    at = {(s.stage, s.tile): s for s in spans}
+    for engine in trace.ENGINES.values():
+        mine = sorted((s for s in spans if s.engine == engine), key=lambda s: s.start)
+        assert all(a.end <= b.start + 1e-9 for a, b in pairwise(mine))
+    for item in work:
+        i = item.tile
+        assert at["Compute", i].start >= at["CopyIn", i].end
+        assert at["CopyOut", i].start >= at["Compute", i].end
+        if i >= depth:
+            assert at["CopyIn", i].start >= at["Compute", i - depth].end
+            assert at["Compute", i].start >= at["CopyOut", i - depth].end
+    busy = trace.busy_cycles(spans)
+    assert trace.makespan(spans) >= max(busy.values()) - 1e-9
+    assert trace.makespan(spans) <= trace.serial_cycles(work, model) + 1e-9
+    cycles = trace.stage_cycles(work[0], model)
+    assert cycles["CopyIn"] == pytest.approx(
+        2 * 50.0 + work[0].read_bytes / model.copy_bytes_per_cycle
+    )
+
+
+def test_double_buffering_never_hurts(runs):
+    model = trace.PipelineModel()
+    for run in runs.values():
+        work = trace.tile_work(run.trace, 0)
+        one = trace.makespan(trace.schedule(work, model, depth=1))
+        two = trace.makespan(trace.schedule(work, model, depth=2))
+        assert two <= one <= trace.serial_cycles(work, model) + 1e-9
+
+
+def test_gantt():
+    work, model = _uniform(3)
+    spans = trace.schedule(work, model)
+    figure = trace.gantt(spans, title="pipeline", clock_hz=1e6)
+    ax = figure.axes[0]
+    assert ax.get_title() == "pipeline"
+    assert ax.get_xlabel() == "model time (µs)"
+    assert len(ax.patches) == len(spans)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "MTE3 (CopyOut)",
+        "Vector (Compute)",
+        "MTE2 (CopyIn)",
+    ]
+    _, ax2 = plt.subplots()
+    assert trace.gantt(spans, depth=1, ax=ax2) is ax2.get_figure()
+    assert ax2.get_xlabel() == "model cycles"
+
+
+# ---------------------------------------------------------------------------------------
+# Reading kernel sources
+# ---------------------------------------------------------------------------------------
