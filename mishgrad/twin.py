@@ -61,13 +61,13 @@ class KernelError(RuntimeError):
     """The kernel broke a rule of the hardware on the twin; the message names the call."""
 
 
-def _sources_root() -> Path:
-    if not (KERNEL_DIR / "twin").is_dir():
+def _sources_root(root: Path) -> Path:
+    if not (root / "twin").is_dir():
         raise TwinBuildError(
-            f"kernel sources not found at {KERNEL_DIR}: install mishgrad from a clone of the "
+            f"kernel sources not found at {root}: install mishgrad from a clone of the "
             "repository (`make lab` does this)"
         )
-    return KERNEL_DIR
+    return root
 
 
 def _compiler() -> str:
@@ -127,12 +127,15 @@ def _digest(compiler: str, recipe: str, stats: tuple[tuple[str, int, int], ...])
     return hasher.hexdigest()[:20]
 
 
-def kernel_spec(flavour: str | None = None) -> BuildSpec:
-    """The twin library: the AscendC twin, the launcher, and the kernel once per dtype."""
+def kernel_spec(flavour: str | None = None, root: Path = KERNEL_DIR) -> BuildSpec:
+    """The twin library: the AscendC twin, the launcher, and the kernel once per dtype.
+
+    ``root`` is the ``kernel/`` folder to build from (a copy, in tests).
+    """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
     if flavour not in _FLAVOURS:
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
-    root = _sources_root()
+    root = _sources_root(Path(root))
     twin_sources = sorted((root / "twin" / "src").glob("*.cpp"))
     units = [(path, ()) for path in twin_sources]
     units += [
