@@ -12,13 +12,14 @@ LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test lint format notebooks bench twin clean
+.PHONY: help venv lab test lint format notebooks bench twin example clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
 	@echo "make notebooks  re-execute every notebook top to bottom, storing outputs"
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
+	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make format     format the Python sources and notebooks with ruff"
 
@@ -44,7 +45,11 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix mishgrad tests bench notebooks
 	$(BIN)/ruff format mishgrad tests bench notebooks
 
+# MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
 test: lint
+	@if [ "$$MISHGRAD_BACKEND" = ascend ] && [ -z "$$ASCEND_HOME_PATH" ]; then \
+		echo "MISHGRAD_BACKEND=ascend needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
+		exit 2; fi
 	$(BIN)/python -m pytest tests notebooks $(NBVAL_ARGS)
 
 notebooks: $(STAMP)
@@ -58,6 +63,20 @@ bench: $(STAMP)
 
 twin: $(STAMP)
 	$(BIN)/python -c "from mishgrad import twin; print(twin.build())"
+
+# The C++ aclnn example, built with the twin's acl/aclnn headers and linked against the twin
+# library (found at run time through its rpath). On an Ascend host, kernel/examples/run.sh
+# builds the same source against CANN.
+EXAMPLE_SRC := kernel/examples/test_aclnn_mish_grad.cpp
+EXAMPLE_BIN := build/examples/test_aclnn_mish_grad
+
+example: $(STAMP)
+	@mkdir -p $(dir $(EXAMPLE_BIN))
+	twin_lib=$$($(BIN)/python -c "from mishgrad import twin; print(twin.build())") && \
+	twin_dir=$$(dirname "$$twin_lib") && \
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -Ikernel/twin/include -Ikernel/op_host/op_api \
+		$(EXAMPLE_SRC) -o $(EXAMPLE_BIN) -L"$$twin_dir" -lmishgrad_twin -Wl,-rpath,"$$twin_dir"
+	$(EXAMPLE_BIN)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

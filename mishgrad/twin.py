@@ -145,7 +145,12 @@ def kernel_spec(flavour: str | None = None, root: Path = KERNEL_DIR) -> BuildSpe
         )
         for suffix, ctype in _KERNEL_TYPES.items()
     ]
-    includes = (root / "twin" / "include", root / "op_kernel", root / "common")
+    includes = (
+        root / "twin" / "include",
+        root / "op_kernel",
+        root / "common",
+        root / "op_host" / "op_api",
+    )
     return BuildSpec("mishgrad_twin", tuple(units), includes, flavour)
 
 

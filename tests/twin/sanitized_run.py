@@ -10,8 +10,36 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
 
-from mishgrad import numerics, oracle, twin
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from aclnn_cases import cases, check_case
+
+from mishgrad import acl, numerics, oracle, twin
+
+
+def aclnn_calls() -> None:
+    """The C ABI: the seven steps, broadcasting and views, error rows, an early free."""
+    with acl.Session("twin") as session:
+        grad = np.arange(8, dtype=np.float32).reshape(4, 2)
+        x = np.linspace(-3, 3, 8, dtype=np.float32)[::-1].reshape(4, 2)
+        acl.mish_backward(grad.astype(np.float16), x[:, :1], session=session)
+        tensors = [session.tensor(grad), session.tensor(x), session.tensor(np.zeros(3, np.float32))]
+        assert acl.get_workspace_size(session, *tensors, check=False).status == 161002
+        phase1 = acl.get_workspace_size(session, *tensors[:2], session.tensor(grad))
+        session.free(tensors[0].address)
+        tensors[0].address = None
+        assert acl.run(session, phase1, check=False) == 507015
+        seen = []
+
+        @settings(max_examples=150, deadline=None, database=None, derandomize=True,
+                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(tensors=cases())
+        def fuzz(tensors: list) -> None:
+            seen.append(check_case(session, tensors, seed=len(seen)))
+
+        fuzz()
 
 
 def main() -> int:
@@ -30,6 +58,7 @@ def main() -> int:
     message = ctypes.create_string_buffer(512)
     for case in (b"clean", b"gm_read_past_end", b"use_after_free", b"ub_over_capacity"):
         misuse.misuse_run(case, message, len(message))
+    aclnn_calls()
     print("sanitized run: ok")
     return 0
 

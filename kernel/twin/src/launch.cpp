@@ -1,11 +1,14 @@
 // Launching mish_grad on the twin's virtual cores, and the C functions around it.
+#include <algorithm>
 #include <cstring>
+#include <thread>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "mish_grad_tiling.h"
 #include "twin/capi.h"
+#include "twin/runtime.h"
 
 // The kernel entry, compiled once per dtype (see kernel/op_kernel/mish_grad.cpp).
 #define MISHGRAD_ENTRY(name) \
@@ -78,6 +81,48 @@ extern "C" int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int
         mishgrad::ComputeTiling(totalLength, dtypeSize, hasTanhx != 0, ubBytes, coreCount, out));
 }
 
+namespace {
+
+// Runs the kernel with a given tiling; the regions are the tensors' exact bytes.
+std::string RunWithTiling(const Launch& launch, uint32_t size, const twin::Platform& platform, uint32_t hostThreads,
+                          bool tracing, std::vector<twin::TraceEvent>* trace)
+{
+    const uint64_t bytes = launch.tiling.totalLength * size;
+    std::vector<twin::GmRegion> regions = {
+        {launch.grad, bytes, "grad"}, {launch.x, bytes, "x"}, {launch.xGrad, bytes, "x_grad"}};
+    if (launch.tiling.hasTanhx != 0) {
+        regions.push_back({launch.tanhx, bytes, "tanhx"});
+    }
+    if (hostThreads == 0) {
+        hostThreads = std::max(1u, std::thread::hardware_concurrency());
+    }
+    Launch copy = launch;
+    return twin::RunOnCores(RunKernel, &copy, launch.tiling.blockDim, hostThreads, platform, regions, tracing, trace);
+}
+
+}  // namespace
+
+std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, uint64_t n,
+                                 const LaunchPlatform& platform, bool tracing, std::vector<TraceEvent>* trace)
+{
+    Launch launch{};
+    uint32_t size = 0;
+    if (!EntryFor(dtype, &launch.entry, &size)) {
+        return "dtype " + std::to_string(dtype) + " has no kernel";
+    }
+    const mishgrad::TilingStatus status = mishgrad::ComputeTiling(n, size, tanhx != nullptr, platform.ubReported,
+                                                                  platform.vectorCores, &launch.tiling);
+    if (status != mishgrad::TilingStatus::kOk) {
+        return "the tiling failed with status " + std::to_string(static_cast<int32_t>(status));
+    }
+    launch.grad = static_cast<uint8_t*>(grad);
+    launch.x = static_cast<uint8_t*>(x);
+    launch.tanhx = static_cast<uint8_t*>(tanhx);
+    launch.xGrad = static_cast<uint8_t*>(xGrad);
+    return RunWithTiling(launch, size, twin::Platform{platform.ubBytes, platform.selectScratchBegin},
+                         platform.hostThreads, tracing, trace);
+}
+
 extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, const void* tanhx,
                                         void* xGrad, const MishGradTilingData* tiling,
                                         const MishGradTwinConfig* config)
@@ -85,7 +130,8 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     Launch launch{};
     uint32_t size = 0;
     if (!EntryFor(dtype, &launch.entry, &size)) {
-        return Finish(kTwinBadArgument, "dtype " + std::to_string(dtype) + " is not float (0), float16 (1) or bfloat16 (27)");
+        return Finish(kTwinBadArgument,
+                      "dtype " + std::to_string(dtype) + " is not float (0), float16 (1) or bfloat16 (27)");
     }
     if (grad == nullptr || x == nullptr || xGrad == nullptr || tiling == nullptr || config == nullptr) {
         return Finish(kTwinBadArgument, "grad, x, xGrad, tiling and config must not be null");
@@ -101,16 +147,9 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     launch.tanhx = static_cast<uint8_t*>(const_cast<void*>(tanhx));
     launch.xGrad = static_cast<uint8_t*>(xGrad);
     launch.tiling = *tiling;
-    const uint64_t bytes = tiling->totalLength * size;
-    std::vector<twin::GmRegion> regions = {
-        {launch.grad, bytes, "grad"}, {launch.x, bytes, "x"}, {launch.xGrad, bytes, "x_grad"}};
-    if (tiling->hasTanhx != 0) {
-        regions.push_back({launch.tanhx, bytes, "tanhx"});
-    }
-    const twin::Platform platform{config->ubBytes, config->selectScratchBegin};
     std::vector<twin::TraceEvent> trace;
-    const std::string error = twin::RunOnCores(RunKernel, &launch, tiling->blockDim, config->hostThreads, platform,
-                                               regions, config->trace != 0, &trace);
+    const std::string error = RunWithTiling(launch, size, twin::Platform{config->ubBytes, config->selectScratchBegin},
+                                            config->hostThreads, config->trace != 0, &trace);
     return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace));
 }
 

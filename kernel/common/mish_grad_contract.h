@@ -1,0 +1,189 @@
+// The contract of aclnnMishBackwardGetWorkspaceSize as pure functions on dtypes and shapes.
+//
+// CANN's op_api adapter (op_host/op_api/aclnn_mish_backward.cpp) and the CPU twin's ABI
+// (twin/src/aclnn.cpp) both call CheckMishBackward, so the documented error table is one
+// piece of code: a null tensor is ACLNN_ERR_PARAM_NULLPTR; an unsupported dtype, more than 8
+// dimensions, shapes that do not broadcast, an output whose shape is not the broadcast shape,
+// or an output dtype the result cannot be cast to is ACLNN_ERR_PARAM_INVALID.
+#ifndef MISHGRAD_COMMON_CONTRACT_H
+#define MISHGRAD_COMMON_CONTRACT_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mishgrad {
+
+// aclDataType values (CANN's acl_base.h); ge::DataType numbers them the same way.
+enum DataTypeCode : int32_t {
+    kDtFloat = 0,
+    kDtFloat16 = 1,
+    kDtInt8 = 2,
+    kDtInt32 = 3,
+    kDtUint8 = 4,
+    kDtInt16 = 6,
+    kDtUint16 = 7,
+    kDtUint32 = 8,
+    kDtInt64 = 9,
+    kDtUint64 = 10,
+    kDtDouble = 11,
+    kDtBool = 12,
+    kDtBf16 = 27,
+};
+
+// aclnnStatus values (CANN's aclnn/acl_meta.h).
+enum StatusCode : int32_t {
+    kAclnnSuccess = 0,
+    kAclnnErrParamNullptr = 161001,
+    kAclnnErrParamInvalid = 161002,
+    kAclnnErrRuntimeError = 361001,
+    kAclnnErrInner = 561000,
+};
+
+constexpr size_t kMaxDims = 8;
+
+inline bool IsSupportedDtype(int32_t dtype)
+{
+    return dtype == kDtFloat || dtype == kDtFloat16 || dtype == kDtBf16;
+}
+
+inline bool IsFloating(int32_t dtype)
+{
+    return dtype == kDtFloat || dtype == kDtFloat16 || dtype == kDtBf16 || dtype == kDtDouble;
+}
+
+inline const char* DtypeName(int32_t dtype)
+{
+    switch (dtype) {
+        case kDtFloat: return "FLOAT";
+        case kDtFloat16: return "FLOAT16";
+        case kDtBf16: return "BFLOAT16";
+        case kDtDouble: return "DOUBLE";
+        case kDtInt8: return "INT8";
+        case kDtInt16: return "INT16";
+        case kDtInt32: return "INT32";
+        case kDtInt64: return "INT64";
+        case kDtUint8: return "UINT8";
+        case kDtUint16: return "UINT16";
+        case kDtUint32: return "UINT32";
+        case kDtUint64: return "UINT64";
+        case kDtBool: return "BOOL";
+        default: return "UNKNOWN";
+    }
+}
+
+// Type promotion of gradOutput and self: equal types stay; float16 with bfloat16 has no
+// common 16-bit type and goes to float32; anything with float32 is float32.
+inline int32_t PromoteDtype(int32_t a, int32_t b)
+{
+    return a == b ? a : kDtFloat;
+}
+
+// A result of floating type can be cast to any floating type (possibly losing precision),
+// never implicitly to an integer or boolean one.
+inline bool CanCastResult(int32_t from, int32_t to)
+{
+    return IsFloating(from) && IsFloating(to);
+}
+
+// NumPy-style broadcasting: shapes are aligned at their last dimension; each pair of
+// dimensions must be equal or contain a 1. Returns false if they do not broadcast.
+inline bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out)
+{
+    const size_t rank = a.size() > b.size() ? a.size() : b.size();
+    std::vector<int64_t> shape(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+        const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da != db && da != 1 && db != 1) {
+            return false;
+        }
+        shape[i] = da == 1 ? db : da;
+    }
+    *out = shape;
+    return true;
+}
+
+inline std::string ShapeText(const std::vector<int64_t>& shape)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        text += (i ? ", " : "") + std::to_string(shape[i]);
+    }
+    return text + "]";
+}
+
+// What the first phase needs to know about one tensor.
+struct TensorInfo {
+    bool present;
+    int32_t dtype;
+    std::vector<int64_t> shape;
+};
+
+struct ContractResult {
+    int32_t status;                     // a StatusCode
+    std::string message;                // empty on success
+    std::vector<int64_t> broadcastShape;
+    int32_t computeDtype;               // the promoted dtype the kernel computes in
+};
+
+// The parameter checks of aclnnMishBackwardGetWorkspaceSize: null pointers, the input dtypes,
+// whether the result can be cast to the output's dtype (a floating result cannot become an
+// integer), the output dtype, the number of dimensions, broadcasting, the output shape.
+inline ContractResult CheckMishBackward(const TensorInfo& gradOutput, const TensorInfo& self, const TensorInfo& gradInput)
+{
+    const TensorInfo* tensors[] = {&gradOutput, &self, &gradInput};
+    const char* names[] = {"gradOutput", "self", "gradInput"};
+    for (int i = 0; i < 3; ++i) {
+        if (!tensors[i]->present) {
+            return {kAclnnErrParamNullptr, std::string(names[i]) + " is a null pointer", {}, 0};
+        }
+    }
+    for (int i = 0; i < 2; ++i) {
+        if (!IsSupportedDtype(tensors[i]->dtype)) {
+            return {kAclnnErrParamInvalid,
+                    std::string(names[i]) + " has dtype " + DtypeName(tensors[i]->dtype) +
+                        "; supported: FLOAT, FLOAT16, BFLOAT16",
+                    {}, 0};
+        }
+    }
+    const int32_t compute = PromoteDtype(gradOutput.dtype, self.dtype);
+    if (!CanCastResult(compute, gradInput.dtype)) {
+        return {kAclnnErrParamInvalid,
+                std::string("the result (") + DtypeName(compute) + ") cannot be cast to gradInput's dtype " +
+                    DtypeName(gradInput.dtype),
+                {}, 0};
+    }
+    if (!IsSupportedDtype(gradInput.dtype)) {
+        return {kAclnnErrParamInvalid,
+                std::string("gradInput has dtype ") + DtypeName(gradInput.dtype) +
+                    "; supported: FLOAT, FLOAT16, BFLOAT16",
+                {}, 0};
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (tensors[i]->shape.size() > kMaxDims) {
+            return {kAclnnErrParamInvalid,
+                    std::string(names[i]) + " has " + std::to_string(tensors[i]->shape.size()) +
+                        " dimensions; at most 8 are supported",
+                    {}, 0};
+        }
+    }
+    std::vector<int64_t> shape;
+    if (!BroadcastShapes(gradOutput.shape, self.shape, &shape)) {
+        return {kAclnnErrParamInvalid,
+                "gradOutput " + ShapeText(gradOutput.shape) + " and self " + ShapeText(self.shape) +
+                    " do not broadcast",
+                {}, 0};
+    }
+    if (gradInput.shape != shape) {
+        return {kAclnnErrParamInvalid,
+                "gradInput has shape " + ShapeText(gradInput.shape) + " but the broadcast shape is " +
+                    ShapeText(shape),
+                {}, 0};
+    }
+    return {kAclnnSuccess, "", shape, compute};
+}
+
+}  // namespace mishgrad
+
+#endif  // MISHGRAD_COMMON_CONTRACT_H

@@ -1,0 +1,62 @@
+// The CPU twin's subset of CANN's acl_base.h: the types, enums and status codes that
+// MishGrad's host code uses, with CANN's names and values (DESIGN §9).
+#ifndef MISHGRAD_TWIN_ACL_BASE_H
+#define MISHGRAD_TWIN_ACL_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int aclError;
+typedef void* aclrtStream;
+
+static const int ACL_SUCCESS = 0;
+static const int ACL_ERROR_NONE = 0;
+static const int ACL_ERROR_INVALID_PARAM = 100000;
+static const int ACL_ERROR_UNINITIALIZE = 100001;
+static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
+static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_RT_PARAM_INVALID = 107000;
+static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
+static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
+static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
+static const int ACL_ERROR_RT_AICORE_EXCEPTION = 507015;
+
+typedef enum {
+    ACL_DT_UNDEFINED = -1,
+    ACL_FLOAT = 0,
+    ACL_FLOAT16 = 1,
+    ACL_INT8 = 2,
+    ACL_INT32 = 3,
+    ACL_UINT8 = 4,
+    ACL_INT16 = 6,
+    ACL_UINT16 = 7,
+    ACL_UINT32 = 8,
+    ACL_INT64 = 9,
+    ACL_UINT64 = 10,
+    ACL_DOUBLE = 11,
+    ACL_BOOL = 12,
+    ACL_BF16 = 27,
+} aclDataType;
+
+typedef enum {
+    ACL_FORMAT_UNDEFINED = -1,
+    ACL_FORMAT_NCHW = 0,
+    ACL_FORMAT_NHWC = 1,
+    ACL_FORMAT_ND = 2,
+    ACL_FORMAT_NC1HWC0 = 3,
+    ACL_FORMAT_FRACTAL_Z = 4,
+    ACL_FORMAT_FRACTAL_NZ = 29,
+} aclFormat;
+
+// The message of the most recent error in this process ("" if none).
+const char* aclGetRecentErrMsg(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // MISHGRAD_TWIN_ACL_BASE_H

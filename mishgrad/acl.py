@@ -1,0 +1,557 @@
+"""The aclnn two-phase call from Python: a ctypes binding of CANN's C ABI and a thin layer on top.
+
+One code path for both backends. The binding declares each C function once, with CANN's
+signature; :func:`load_backend` decides only *which libraries* provide them:
+
+``twin``
+    The CPU twin library (``kernel/twin``), which exports the same symbols with the same
+    signatures; device memory is host memory.
+``ascend``
+    CANN's ``libascendcl.so`` (runtime) and ``libnnopbase.so`` (tensors), and for
+    ``aclnnMishBackward`` the installed custom vendor package's ``libcust_opapi.so`` when one
+    provides it, else CANN's built-in ``libopapi.so``.
+``auto`` (default)
+    ``ascend`` when CANN's libraries load, else ``twin``.
+
+Choose with ``MISHGRAD_BACKEND=auto|twin|ascend``. :attr:`Backend.libraries` says what was
+loaded. Status codes become :class:`AclError` (code, name and the library's message); every
+call is also available raw, returning its status, through :attr:`Session.lib`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from . import twin
+from .dtypes import DTYPES
+from .platforms import Platform, platform
+
+#: Status codes (DESIGN §9; CANN's acl_base.h, rt error codes and aclnn statuses).
+STATUS_NAMES: Final[dict[int, str]] = {
+    0: "SUCCESS",
+    100000: "ACL_ERROR_INVALID_PARAM",
+    100001: "ACL_ERROR_UNINITIALIZE",
+    100002: "ACL_ERROR_REPEAT_INITIALIZE",
+    100003: "ACL_ERROR_INVALID_FILE",
+    107000: "ACL_ERROR_RT_PARAM_INVALID",
+    107001: "ACL_ERROR_RT_INVALID_DEVICEID",
+    107002: "ACL_ERROR_RT_CONTEXT_NULL",
+    161001: "ACLNN_ERR_PARAM_NULLPTR",
+    161002: "ACLNN_ERR_PARAM_INVALID",
+    207001: "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    361001: "ACLNN_ERR_RUNTIME_ERROR",
+    507015: "ACL_ERROR_RT_AICORE_EXCEPTION",
+    561000: "ACLNN_ERR_INNER",
+    561001: "ACLNN_ERR_INNER_INFERSHAPE_ERROR",
+    561002: "ACLNN_ERR_INNER_TILING_ERROR",
+    561101: "ACLNN_ERR_INNER_CREATE_EXECUTOR",
+    561103: "ACLNN_ERR_INNER_NULLPTR",
+}
+
+#: aclDataType values (DESIGN §9), by NumPy dtype name.
+ACL_DTYPE: Final[dict[str, int]] = {
+    "float32": 0,
+    "float16": 1,
+    "int8": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 6,
+    "uint16": 7,
+    "uint32": 8,
+    "int64": 9,
+    "uint64": 10,
+    "float64": 11,
+    "bool": 12,
+    "bfloat16": 27,
+}
+ACL_FORMAT_ND: Final = 2
+MEMCPY_HOST_TO_DEVICE: Final = 1
+MEMCPY_DEVICE_TO_HOST: Final = 2
+MALLOC_HUGE_FIRST: Final = 0
+
+
+class AclError(RuntimeError):
+    """A status other than success from an ACL or aclnn call.
+
+    Attributes
+    ----------
+    code
+        The status code.
+    name
+        Its name (``ACLNN_ERR_PARAM_INVALID``, ...).
+    api
+        The function that returned it.
+    message
+        The library's explanation (``aclGetRecentErrMsg``).
+
+    """
+
+    def __init__(self, code: int, api: str, message: str) -> None:
+        self.code, self.api, self.message = code, api, message
+        self.name = STATUS_NAMES.get(code, "UNKNOWN")
+        super().__init__(f"{api} returned {code} ({self.name}): {message}")
+
+
+c = ctypes
+_P = c.c_void_p
+#: Every function of the ABI: (library role, result type, argument types), with CANN's signatures.
+SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
+    "aclInit": ("runtime", c.c_int, [c.c_char_p]),
+    "aclFinalize": ("runtime", c.c_int, []),
+    "aclrtSetDevice": ("runtime", c.c_int, [c.c_int32]),
+    "aclrtResetDevice": ("runtime", c.c_int, [c.c_int32]),
+    "aclrtCreateStream": ("runtime", c.c_int, [c.POINTER(_P)]),
+    "aclrtDestroyStream": ("runtime", c.c_int, [_P]),
+    "aclrtSynchronizeStream": ("runtime", c.c_int, [_P]),
+    "aclrtMalloc": ("runtime", c.c_int, [c.POINTER(_P), c.c_size_t, c.c_int]),
+    "aclrtFree": ("runtime", c.c_int, [_P]),
+    "aclrtMemcpy": ("runtime", c.c_int, [_P, c.c_size_t, _P, c.c_size_t, c.c_int]),
+    "aclGetRecentErrMsg": ("runtime", c.c_char_p, []),
+    "aclCreateTensor": (
+        "tensors",
+        _P,
+        [
+            c.POINTER(c.c_int64),
+            c.c_uint64,
+            c.c_int,
+            c.POINTER(c.c_int64),
+            c.c_int64,
+            c.c_int,
+            c.POINTER(c.c_int64),
+            c.c_uint64,
+            _P,
+        ],
+    ),
+    "aclDestroyTensor": ("tensors", c.c_int32, [_P]),
+    "aclnnMishBackwardGetWorkspaceSize": (
+        "op",
+        c.c_int32,
+        [_P, _P, _P, c.POINTER(c.c_uint64), c.POINTER(_P)],
+    ),
+    "aclnnMishBackward": ("op", c.c_int32, [_P, c.c_uint64, _P, _P]),
+}
+
+
+@dataclass
+class Backend:
+    """The loaded libraries and the bound functions."""
+
+    name: str
+    libraries: dict[str, str]  # role -> path
+    functions: dict[str, ctypes._CFuncPtr] = field(repr=False)
+
+    def __getattr__(self, name: str) -> ctypes._CFuncPtr:
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def op_library(self) -> str:
+        """The library that provides ``aclnnMishBackward``."""
+        return self.libraries["op"]
+
+
+def _bind(name: str, libraries: dict[str, ctypes.CDLL], paths: dict[str, str]) -> Backend:
+    functions = {}
+    for symbol, (role, restype, argtypes) in SIGNATURES.items():
+        function = getattr(libraries[role], symbol)
+        function.restype, function.argtypes = restype, argtypes
+        functions[symbol] = function
+    return Backend(name, paths, functions)
+
+
+def _twin_backend() -> Backend:
+    return _twin_backend_at(str(twin.build()))  # rebuilt (a new path) after a kernel edit
+
+
+@cache
+def _twin_backend_at(path: str) -> Backend:
+    library = ctypes.CDLL(path)
+    roles = {role for role, _, _ in SIGNATURES.values()}
+    return _bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
+
+
+def _cann_root() -> Path:
+    for candidate in (
+        os.environ.get("ASCEND_HOME_PATH"),
+        "/usr/local/Ascend/cann",
+        "/usr/local/Ascend/ascend-toolkit/latest",
+    ):
+        if candidate and (Path(candidate) / "lib64" / "libascendcl.so").exists():
+            return Path(candidate)
+    raise OSError(
+        "CANN not found: source its set_env.sh (sets ASCEND_HOME_PATH) or install the toolkit"
+    )
+
+
+@cache
+def _ascend_backend() -> Backend:
+    root = _cann_root()
+    mode = ctypes.RTLD_GLOBAL  # the op libraries resolve runtime symbols from these
+    paths = {
+        "runtime": str(root / "lib64" / "libascendcl.so"),
+        "tensors": str(root / "lib64" / "libnnopbase.so"),
+    }
+    libraries = {role: ctypes.CDLL(path, mode=mode) for role, path in paths.items()}
+    custom = sorted(
+        glob.glob(str(root / "opp" / "vendors" / "*" / "op_api" / "lib" / "libcust_opapi.so"))
+    )
+    for candidate in [*custom, str(root / "lib64" / "libopapi.so")]:
+        library = ctypes.CDLL(candidate, mode=mode)
+        if hasattr(library, "aclnnMishBackward"):
+            libraries["op"], paths["op"] = library, candidate
+            break
+    else:
+        raise OSError("no installed library provides aclnnMishBackward")
+    return _bind("ascend", libraries, paths)
+
+
+def load_backend(kind: str | None = None) -> Backend:
+    """Load the backend named by ``kind`` or ``$MISHGRAD_BACKEND`` (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend name.
+    OSError
+        If ``ascend`` is asked for and CANN's libraries cannot be loaded.
+
+    """
+    kind = kind or os.environ.get("MISHGRAD_BACKEND", "auto")
+    if kind == "twin":
+        return _twin_backend()
+    if kind == "ascend":
+        return _ascend_backend()
+    if kind == "auto":
+        try:
+            return _ascend_backend()
+        except OSError:
+            return _twin_backend()
+    raise ValueError(f"MISHGRAD_BACKEND must be auto, twin or ascend, not {kind!r}")
+
+
+class Session:
+    """ACL initialized, a device set and a stream created; torn down on :meth:`close`.
+
+    Use as a context manager. Device tensors created through the session are freed with it.
+
+    Parameters
+    ----------
+    backend
+        A :class:`Backend`, or a name for :func:`load_backend` (default: ``$MISHGRAD_BACKEND``).
+    device
+        The device id.
+    on
+        On the twin: the platform whose UB and cores the kernel launches plan for.
+
+    """
+
+    def __init__(
+        self, backend: Backend | str | None = None, device: int = 0, on: str | Platform = "910B2"
+    ) -> None:
+        self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
+        self.device = device
+        self._tensors: list[DeviceTensor] = []
+        status = self.lib.aclInit(None)
+        self._owns_init = status != 100002  # another part of the process initialized ACL
+        if self._owns_init:
+            self.check(status, "aclInit")
+        self.check(self.lib.aclrtSetDevice(device), "aclrtSetDevice")
+        stream = ctypes.c_void_p()
+        self.check(self.lib.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
+        self.stream = stream
+        if self.lib.name == "twin":
+            chip = platform(on)
+            twin_library = ctypes.CDLL(self.lib.libraries["runtime"])
+            twin_library.mishgrad_twin_set_platform(
+                ctypes.c_uint64(chip.ub_bytes),
+                ctypes.c_uint64(chip.ub_reported),
+                ctypes.c_uint64(chip.select_scratch_begin),
+                ctypes.c_uint32(chip.vector_cores),
+                ctypes.c_uint32(0),
+            )
+
+    def check(self, status: int, api: str) -> None:
+        """Raise :class:`AclError` for a failed status."""
+        if status != 0:
+            message = (self.lib.aclGetRecentErrMsg() or b"").decode(errors="replace")
+            raise AclError(status, api, message)
+
+    def malloc(self, nbytes: int) -> int:
+        """Device memory of ``nbytes`` (``aclrtMalloc``, huge pages first); returns the address."""
+        address = ctypes.c_void_p()
+        self.check(
+            self.lib.aclrtMalloc(ctypes.byref(address), nbytes, MALLOC_HUGE_FIRST), "aclrtMalloc"
+        )
+        return address.value
+
+    def free(self, address: int) -> None:
+        """Free device memory from :meth:`malloc`."""
+        self.check(self.lib.aclrtFree(address), "aclrtFree")
+
+    def synchronize(self) -> None:
+        """Wait for the stream; errors of the work it ran surface here."""
+        self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
+
+    def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
+        """A device copy of ``array`` that keeps its view: shape, strides and offset."""
+        tensor = DeviceTensor.from_numpy(self, np.asarray(array))
+        self._tensors.append(tensor)
+        return tensor
+
+    def empty(self, shape: Sequence[int], dtype: npt.DTypeLike) -> DeviceTensor:
+        """An uninitialized contiguous device tensor."""
+        return self.tensor(np.zeros(shape, dtype=dtype))
+
+    def close(self) -> None:
+        """Free the session's tensors, destroy the stream, reset the device, finalize ACL."""
+        for tensor in self._tensors:
+            tensor.release()
+        self._tensors.clear()
+        if self.stream is not None:
+            self.lib.aclrtDestroyStream(self.stream)
+            self.stream = None
+            self.lib.aclrtResetDevice(self.device)
+            if self._owns_init:
+                self.lib.aclFinalize()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _int64_array(values: Sequence[int]) -> ctypes.Array:
+    return (ctypes.c_int64 * max(len(values), 1))(*values)
+
+
+@dataclass
+class DeviceTensor:
+    """An ``aclTensor`` over device memory holding a copy of a NumPy array's storage.
+
+    Attributes
+    ----------
+    handle
+        The ``aclTensor*``.
+    address
+        The device storage (``aclrtMalloc``).
+    shape, strides, offset
+        The view, in elements.
+    storage_size
+        Elements of the storage.
+    dtype
+        The NumPy dtype.
+
+    """
+
+    session: Session
+    handle: int
+    address: int | None
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    storage_size: int
+    dtype: np.dtype
+
+    @classmethod
+    def from_numpy(cls, session: Session, array: np.ndarray) -> DeviceTensor:
+        """Copy the memory a view spans to the device and describe the view with aclCreateTensor.
+
+        Negative strides are not part of the aclnn tensor model; such arrays are copied first.
+        """
+        if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
+            array = np.ascontiguousarray(array)
+        itemsize = array.itemsize
+        strides = tuple(s // itemsize for s in array.strides)
+        span = (
+            1 + sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+            if array.size
+            else 0
+        )
+        storage = (
+            np.lib.stride_tricks.as_strided(array, (span,), (itemsize,))
+            if span
+            else array.ravel()[:0]
+        )
+        storage = np.ascontiguousarray(storage)
+        address = session.malloc(max(storage.nbytes, 1))
+        if storage.nbytes:
+            session.check(
+                session.lib.aclrtMemcpy(
+                    address,
+                    storage.nbytes,
+                    storage.ctypes.data,
+                    storage.nbytes,
+                    MEMCPY_HOST_TO_DEVICE,
+                ),
+                "aclrtMemcpy",
+            )
+        return cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
+
+    @classmethod
+    def describe(
+        cls,
+        session: Session,
+        address: int | None,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        offset: int,
+        storage_size: int,
+        dtype: npt.DTypeLike,
+    ) -> DeviceTensor:
+        """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset)."""
+        dtype = np.dtype(dtype)
+        handle = session.lib.aclCreateTensor(
+            _int64_array(shape),
+            len(shape),
+            ACL_DTYPE[dtype.name],
+            _int64_array(strides),
+            offset,
+            ACL_FORMAT_ND,
+            _int64_array([storage_size]),
+            1,
+            address,
+        )
+        if not handle:
+            raise AclError(
+                161002, "aclCreateTensor", (session.lib.aclGetRecentErrMsg() or b"").decode()
+            )
+        return cls(
+            session, handle, address, tuple(shape), tuple(strides), offset, storage_size, dtype
+        )
+
+    def to_numpy(self) -> np.ndarray:
+        """Copy the storage back and return the view as a new array."""
+        storage = np.empty(self.storage_size, dtype=self.dtype)
+        if storage.nbytes:
+            self.session.check(
+                self.session.lib.aclrtMemcpy(
+                    storage.ctypes.data,
+                    storage.nbytes,
+                    self.address,
+                    storage.nbytes,
+                    MEMCPY_DEVICE_TO_HOST,
+                ),
+                "aclrtMemcpy",
+            )
+        item = self.dtype.itemsize
+        view = np.lib.stride_tricks.as_strided(
+            storage[self.offset :], self.shape, tuple(s * item for s in self.strides)
+        )
+        return view.copy()
+
+    def release(self) -> None:
+        """``aclDestroyTensor`` and free the storage (idempotent)."""
+        if self.handle:
+            self.session.lib.aclDestroyTensor(self.handle)
+            self.handle = 0
+        if self.address:
+            self.session.lib.aclrtFree(self.address)
+            self.address = None
+
+
+@dataclass
+class Phase1:
+    """What ``aclnnMishBackwardGetWorkspaceSize`` returned."""
+
+    status: int
+    workspace_size: int
+    executor: int | None
+
+    @property
+    def name(self) -> str:
+        """The status code's name."""
+        return STATUS_NAMES.get(self.status, "UNKNOWN")
+
+
+def _handle(tensor: DeviceTensor | None) -> int | None:
+    return None if tensor is None else tensor.handle
+
+
+def get_workspace_size(
+    session: Session,
+    grad: DeviceTensor | None,
+    x: DeviceTensor | None,
+    out: DeviceTensor | None,
+    *,
+    check: bool = True,
+) -> Phase1:
+    """Phase 1: ``aclnnMishBackwardGetWorkspaceSize(grad, x, out, &size, &executor)``.
+
+    With ``check=False`` the status is returned instead of raised (to show the raw codes).
+    """
+    size, executor = ctypes.c_uint64(), ctypes.c_void_p()
+    status = session.lib.aclnnMishBackwardGetWorkspaceSize(
+        _handle(grad), _handle(x), _handle(out), ctypes.byref(size), ctypes.byref(executor)
+    )
+    if check:
+        session.check(status, "aclnnMishBackwardGetWorkspaceSize")
+    return Phase1(status, size.value, executor.value)
+
+
+def run(session: Session, phase1: Phase1, *, check: bool = True) -> int:
+    """Phase 2: allocate the workspace, ``aclnnMishBackward`` on the session's stream, synchronize.
+
+    Returns the first failing status (0 on success); raises it unless ``check=False``.
+    """
+    workspace = session.malloc(phase1.workspace_size) if phase1.workspace_size else None
+    try:
+        status = session.lib.aclnnMishBackward(
+            workspace, phase1.workspace_size, phase1.executor, session.stream
+        )
+        if status == 0:
+            status = session.lib.aclrtSynchronizeStream(session.stream)
+            api = "aclrtSynchronizeStream"
+        else:
+            api = "aclnnMishBackward"
+        if check:
+            session.check(status, api)
+        return status
+    finally:
+        if workspace is not None:
+            session.free(workspace)
+
+
+def result_dtype(grad: np.dtype, x: np.dtype) -> np.dtype:
+    """The promoted dtype of the result: equal dtypes stay, any other pair is float32."""
+    return grad if grad == x else DTYPES["float32"]
+
+
+def mish_backward(
+    grad: npt.ArrayLike,
+    x: npt.ArrayLike,
+    *,
+    session: Session | None = None,
+    backend: str | None = None,
+) -> np.ndarray:
+    """``grad * dmish/dx(x)`` through the seven steps of the aclnn call, in one function.
+
+    Broadcasts ``grad`` and ``x``, promotes their dtypes, and returns a new array.
+    """
+    grad, x = np.asarray(grad), np.asarray(x)
+    own = session is None
+    session = session or Session(backend)
+    try:
+        out_shape = np.broadcast_shapes(grad.shape, x.shape)
+        tensors = [
+            session.tensor(grad),
+            session.tensor(x),
+            session.empty(out_shape, result_dtype(grad.dtype, x.dtype)),
+        ]
+        run(session, get_workspace_size(session, *tensors))
+        return tensors[2].to_numpy()
+    finally:
+        if own:
+            session.close()

@@ -1,0 +1,306 @@
+"""The aclnn two-phase call through the Python binding, on the twin: the documented contract."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from mishgrad import acl, errors, oracle
+
+
+@pytest.fixture
+def session():
+    """A session on the backend $MISHGRAD_BACKEND selects (the twin here, CANN on an NPU host)."""
+    with acl.Session() as s:
+        yield s
+
+
+@pytest.fixture
+def twin_session():
+    """The twin only: device memory rules and messages that CANN words differently."""
+    with acl.Session("twin") as s:
+        yield s
+
+
+def says(session, message, text):
+    """The twin's messages are ours to test; CANN's are its own."""
+    return session.lib.name != "twin" or text in message
+
+
+def call(session, grad, x, out):
+    """Phase 1 with the status returned, and the library's message."""
+    phase1 = acl.get_workspace_size(session, grad, x, out, check=False)
+    return phase1, session.lib.aclGetRecentErrMsg().decode()
+
+
+def assert_close(got, expected):
+    """Within 2 ULP, or (float32 near the root of d) within the relative error DESIGN allows."""
+    wide_got, wide_expected = got.astype(np.float64), expected.astype(np.float64)
+    near = np.abs(wide_got - wide_expected) <= 1e-5 * np.abs(wide_expected) + 1e-7
+    assert np.all((errors.ulp_distance(got, expected) <= 2) | near)
+
+
+def floats(*shape, dtype=np.float32):
+    return np.linspace(-6, 6, int(np.prod(shape))).reshape(shape).astype(dtype)
+
+
+def test_the_seed_example_matches_the_oracle(session):
+    grad = np.arange(8, dtype=np.float32).reshape(4, 2)
+    x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
+    out = acl.mish_backward(grad, x, session=session)
+    assert errors.ulp_distance(out, oracle.mish_backward_oracle(grad, x)).max() <= 1
+
+
+@pytest.mark.parametrize(
+    ("which", "expected"),
+    [
+        ("grad", "gradOutput is a null pointer"),
+        ("x", "self is a null pointer"),
+        ("out", "gradInput is a null pointer"),
+    ],
+)
+def test_null_tensors_are_161001(session, which, expected):
+    tensors = {name: session.tensor(floats(3)) for name in ("grad", "x", "out")}
+    tensors[which] = None
+    phase1, message = call(session, tensors["grad"], tensors["x"], tensors["out"])
+    assert phase1.status == 161001 and phase1.name == "ACLNN_ERR_PARAM_NULLPTR"
+    assert says(session, message, expected)
+
+
+@pytest.mark.parametrize(
+    ("grad_dtype", "x_dtype", "out_dtype", "expected"),
+    [
+        (np.float64, np.float32, np.float32, "gradOutput has dtype DOUBLE"),
+        (np.float32, np.int32, np.float32, "self has dtype INT32"),
+        (np.float32, np.float32, np.int32, "cannot be cast to gradInput's dtype INT32"),
+        (np.float32, np.float32, np.float64, "gradInput has dtype DOUBLE"),
+        (np.float32, np.float32, np.bool_, "cannot be cast to gradInput's dtype BOOL"),
+    ],
+)
+def test_unsupported_dtypes_are_161002(session, grad_dtype, x_dtype, out_dtype, expected):
+    tensors = [session.tensor(np.zeros(4, dtype=d)) for d in (grad_dtype, x_dtype, out_dtype)]
+    phase1, message = call(session, *tensors)
+    assert phase1.status == 161002 and says(session, message, expected)
+
+
+def test_more_than_8_dims_is_161002(session):
+    nine = np.zeros((1,) * 9, np.float32)
+    phase1, message = call(
+        session, session.tensor(nine), session.tensor(nine), session.tensor(nine)
+    )
+    assert phase1.status == 161002 and says(session, message, "has 9 dimensions; at most 8")
+    eight = np.zeros((1,) * 8, np.float32)
+    assert call(session, *(session.tensor(eight) for _ in range(3)))[0].status == 0
+
+
+def test_shapes_that_do_not_broadcast_are_161002(session):
+    phase1, message = call(
+        session, session.tensor(floats(3)), session.tensor(floats(4)), session.tensor(floats(4))
+    )
+    assert phase1.status == 161002 and says(
+        session, message, "gradOutput [3] and self [4] do not broadcast"
+    )
+
+
+def test_output_shape_must_be_the_broadcast_shape(session):
+    phase1, message = call(
+        session, session.tensor(floats(2, 1)), session.tensor(floats(3)), session.tensor(floats(3))
+    )
+    assert phase1.status == 161002 and says(
+        session, message, "gradInput has shape [3] but the broadcast shape is [2, 3]"
+    )
+
+
+def test_broadcasting_and_promotion(session):
+    grad = floats(2, 1, 3, dtype=np.float16)
+    x = floats(4, 1, dtype=ml_bf16())
+    out = acl.mish_backward(grad, x, session=session)
+    assert out.shape == (2, 4, 3) and out.dtype == np.float32  # float16 with bfloat16 -> float32
+    expected = oracle.mish_backward_oracle(grad.astype(np.float32), x.astype(np.float32))
+    assert_close(out, expected)
+
+
+def ml_bf16():
+    from mishgrad.dtypes import bfloat16
+
+    return bfloat16
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
+def test_non_contiguous_inputs_and_output(session, dtype):
+    dtype = ml_bf16() if dtype == "bfloat16" else np.dtype(dtype)
+    x = floats(6, 8, dtype=dtype)[::2, 1::3]  # a strided view, (3, 3)
+    grad = floats(8, 6, dtype=dtype).T[1:4, ::3]  # transposed, at an offset, (3, 3)
+    tensors = [session.tensor(grad), session.tensor(x)]
+    # The output: every other element of rows of 6 in a larger device buffer, from element 1.
+    out_device = session.tensor(np.zeros(36, dtype=dtype))
+    out_view = acl.DeviceTensor.describe(session, out_device.address, (3, 3), (6, 2), 1, 36, dtype)
+    acl.run(session, acl.get_workspace_size(session, *tensors, out_view))
+    whole = out_device.to_numpy()
+    positions = 1 + np.add.outer(6 * np.arange(3), 2 * np.arange(3))
+    expected = oracle.mish_backward_oracle(grad, x)
+    assert_close(whole[positions], expected)
+    untouched = np.ones(36, bool)
+    untouched[positions.ravel()] = False
+    assert np.all(whole[untouched] == 0)  # nothing outside the view was written
+    out_view.release()
+
+
+def test_output_with_overlapping_elements_is_161002(twin_session):
+    session = twin_session
+    storage = session.tensor(np.zeros(4, np.float32))
+    expanded = acl.DeviceTensor.describe(session, storage.address, (3, 4), (0, 1), 0, 4, np.float32)
+    phase1, message = call(
+        session, session.tensor(floats(3, 4)), session.tensor(floats(3, 4)), expanded
+    )
+    assert phase1.status == 161002 and says(
+        session, message, "several elements to one memory location"
+    )
+    expanded.release()
+
+
+def test_in_place_output_over_an_input(session):
+    x = floats(1000)
+    x_device = session.tensor(x)
+    acl.run(
+        session,
+        acl.get_workspace_size(session, session.tensor(np.ones_like(x)), x_device, x_device),
+    )
+    assert_close(x_device.to_numpy(), oracle.mish_backward_oracle(np.ones_like(x), x))
+
+
+def test_empty_tensors_succeed_with_no_workspace(session):
+    empty = [session.tensor(np.zeros((0, 3), np.float32)) for _ in range(3)]
+    phase1 = acl.get_workspace_size(session, *empty)
+    assert phase1.status == 0 and phase1.workspace_size == 0
+    assert acl.run(session, phase1) == 0
+    empty = np.zeros((2, 0), np.float32)
+    assert acl.mish_backward(empty, empty, session=session).shape == (2, 0)
+
+
+def test_workspace_is_exactly_what_the_plan_needs(twin_session):
+    session = twin_session
+    n = 1000
+    contiguous = [session.tensor(floats(n)) for _ in range(3)]
+    assert acl.get_workspace_size(session, *contiguous).workspace_size == 0
+    half_grad = [
+        session.tensor(floats(n, dtype=np.float16)),
+        session.tensor(floats(n)),
+        session.tensor(floats(n)),
+    ]
+    assert (
+        acl.get_workspace_size(session, *half_grad).workspace_size == 4000
+    )  # grad widened to float32
+    everything = [session.tensor(floats(n, dtype=np.float16)), session.tensor(floats(1)),
+                  session.tensor(floats(n, dtype=np.float16))]  # fmt: skip
+    assert acl.get_workspace_size(session, *everything).workspace_size == 3 * 4000
+
+
+def test_a_smaller_or_missing_workspace_is_refused(twin_session):
+    session = twin_session
+    tensors = [
+        session.tensor(floats(100, dtype=np.float16)),
+        session.tensor(floats(100)),
+        session.tensor(floats(100)),
+    ]
+    phase1 = acl.get_workspace_size(session, *tensors)
+    status = session.lib.aclnnMishBackward(
+        None, phase1.workspace_size - 1, phase1.executor, session.stream
+    )
+    assert (
+        status == 161002
+        and "smaller than the 416 bytes" in session.lib.aclGetRecentErrMsg().decode()
+    )
+    status = session.lib.aclnnMishBackward(
+        None, phase1.workspace_size, phase1.executor, session.stream
+    )
+    assert status == 161001
+    host_memory = ctypes.create_string_buffer(phase1.workspace_size)
+    status = session.lib.aclnnMishBackward(
+        ctypes.addressof(host_memory), phase1.workspace_size, phase1.executor, session.stream
+    )
+    assert (
+        status == 161002
+        and "not 416 bytes of device memory" in session.lib.aclGetRecentErrMsg().decode()
+    )
+    assert acl.run(session, phase1) == 0  # the executor is still usable after refusals
+
+
+def test_an_executor_runs_once(session):
+    phase1 = acl.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
+    assert acl.run(session, phase1) == 0
+    again = acl.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
+    assert again.executor != phase1.executor  # a new executor never reuses a spent one's handle
+    with pytest.raises(acl.AclError, match="already run") as caught:
+        acl.run(session, phase1)
+    assert caught.value.code == 161002 and caught.value.name == "ACLNN_ERR_PARAM_INVALID"
+
+
+def test_freeing_an_input_early_surfaces_at_synchronize(twin_session):
+    session = twin_session
+    tensors = [session.tensor(floats(10)) for _ in range(3)]
+    phase1 = acl.get_workspace_size(session, *tensors)
+    session.free(tensors[0].address)
+    tensors[0].address = None
+    status = session.lib.aclnnMishBackward(None, 0, phase1.executor, session.stream)
+    assert status == 0  # the task is accepted ...
+    with pytest.raises(acl.AclError, match="freed before aclnnMishBackward ran") as caught:
+        session.synchronize()  # ... and fails where the hardware reports it
+    assert caught.value.code == 507015
+
+
+def test_runtime_rules(twin_session):
+    session = twin_session
+    lib = session.lib
+    assert lib.aclInit(None) == 100002
+    assert lib.aclrtSetDevice(1) == 107001
+    address = ctypes.c_void_p()
+    assert lib.aclrtMalloc(ctypes.byref(address), 0, 0) == 100000
+    assert lib.aclrtMalloc(ctypes.byref(address), 100, 7) == 100000
+    assert lib.aclrtMalloc(ctypes.byref(address), 100, 0) == 0
+    host = np.zeros(40, np.uint8)
+    # aclrtMalloc pads 100 bytes to 128 + 32: the copy may use all 160, not one more.
+    assert lib.aclrtMemcpy(address, 160, host.ctypes.data, 40, 1) == 0
+    assert lib.aclrtMemcpy(address.value + 120, 40, host.ctypes.data, 40, 1) == 0
+    assert lib.aclrtMemcpy(address.value + 121, 40, host.ctypes.data, 40, 1) == 100000
+    assert lib.aclrtMemcpy(address, 10, host.ctypes.data, 40, 1) == 100000  # count > destMax
+    assert lib.aclrtMemcpy(host.ctypes.data, 40, address, 40, 1) == 100000  # kind says H2D
+    assert lib.aclrtMemcpy(address, 40, host.ctypes.data, 40, 9) == 100000
+    assert lib.aclrtFree(address) == 0
+    assert lib.aclrtFree(address) == 107000  # double free
+    assert lib.aclrtSynchronizeStream(ctypes.c_void_p(12345)) == 107000
+
+
+def test_tensor_views_must_fit_their_storage(twin_session):
+    session = twin_session
+    storage = session.tensor(np.zeros(8, np.float32))
+    ok = acl.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 0, 8, np.float32)
+    ok.release()
+    with pytest.raises(acl.AclError, match="view reaches byte 36 but the storage holds 32"):
+        acl.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 1, 8, np.float32)
+    with pytest.raises(acl.AclError, match="not inside one device allocation"):
+        acl.DeviceTensor.describe(session, storage.address, (2,), (1,), 0, 64, np.float32)
+    with pytest.raises(acl.AclError, match="must not be negative"):
+        acl.DeviceTensor.describe(session, storage.address, (2,), (-1,), 1, 8, np.float32)
+    assert session.lib.aclDestroyTensor(None) == 161001
+    assert session.lib.aclDestroyTensor(12345) == 161002
+
+
+def test_backend_selection(monkeypatch):
+    assert acl.load_backend("twin").name == "twin"
+    assert set(acl.load_backend("twin").libraries) == {"runtime", "tensors", "op"}
+    with pytest.raises(ValueError, match="auto, twin or ascend"):
+        acl.load_backend("gpu")
+    monkeypatch.setenv("ASCEND_HOME_PATH", "/nonexistent")
+    if not any(
+        p.exists()
+        for p in map(
+            __import__("pathlib").Path,
+            ["/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest"],
+        )
+    ):
+        with pytest.raises(OSError, match="CANN not found"):
+            acl.load_backend("ascend")
+        assert acl.load_backend("auto").name == "twin"

@@ -1,0 +1,153 @@
+"""The C++ aclnn example (kernel/examples): built and run the way a user runs it.
+
+``make example`` builds ``test_aclnn_mish_grad.cpp`` against the twin; its printed values
+must be the correctly rounded gradient within 2 ULP (the twin computes what the kernel
+computes). ``run.sh`` is for an Ascend host and cannot run against CANN here; what can be
+checked is its syntax, its message when CANN is missing, and its choice of headers and
+libraries, on a stand-in CANN tree whose headers and libraries are the twin's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mishgrad import errors, oracle, twin
+
+REPO = Path(__file__).resolve().parent.parent
+RUN_SH = REPO / "kernel" / "examples" / "run.sh"
+CANN_SET_ENV = (
+    Path("/usr/local/Ascend/cann/set_env.sh"),
+    Path("/usr/local/Ascend/ascend-toolkit/set_env.sh"),
+)
+
+# The example's data (shape {4, 2}, float32).
+GRAD_OUTPUT = np.arange(8, dtype=np.float32).reshape(4, 2)
+SELF = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
+MAX_ULP = 2
+
+VALUE_LINE = re.compile(r"^gradInput\[(\d+)\] = (\S+)$", re.MULTILINE)
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """This process's environment without an outer make's flags (``make test`` runs pytest)."""
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    env.pop("ASCEND_HOME_PATH", None)
+    return {**env, **extra}
+
+
+def run(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command,
+        cwd=REPO,
+        env=environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def check_example_output(result: subprocess.CompletedProcess[str]) -> None:
+    """Exit status 0, `status: ok` last, and every value within MAX_ULP of the oracle."""
+    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    assert result.stdout.splitlines()[-1] == "status: ok"
+    lines = VALUE_LINE.findall(result.stdout)
+    assert [int(index) for index, _ in lines] == list(range(GRAD_OUTPUT.size))
+    # %.9g gives back the exact float32.
+    values = np.array([float(text) for _, text in lines], dtype=np.float32).reshape(SELF.shape)
+    truth = oracle.mish_backward_oracle(GRAD_OUTPUT, SELF)
+    distance = errors.ulp_distance(values, truth)
+    assert np.all(distance <= MAX_ULP), f"printed {values}, oracle {truth}, ULP {distance}"
+
+
+@pytest.fixture(scope="module")
+def make_example() -> subprocess.CompletedProcess[str]:
+    assert shutil.which("make"), "make is one of the project's requirements (README)"
+    return run(["make", "--no-print-directory", "example"])
+
+
+def test_make_example_prints_the_correctly_rounded_gradient(make_example):
+    check_example_output(make_example)
+
+
+def test_make_example_shows_the_workspace_size(make_example):
+    # Contiguous float32 tensors of one shape: the plan needs no workspace.
+    assert "workspaceSize = 0" in make_example.stdout.splitlines()
+
+
+def test_run_sh_is_valid_bash():
+    result = subprocess.run(
+        ["bash", "-n", str(RUN_SH)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_run_sh_finds_cann_or_says_it_is_missing():
+    result = run(["bash", str(RUN_SH)])
+    if any(p.exists() for p in CANN_SET_ENV):  # an Ascend host: the script builds and runs
+        assert "run.sh: sourcing" in result.stdout
+    else:
+        assert result.returncode == 1
+        assert "CANN not found" in result.stderr
+        assert "make example" in result.stderr  # points to the twin instead
+
+
+def test_run_sh_rejects_a_wrong_ascend_home_path(tmp_path):
+    result = run(["bash", str(RUN_SH)], ASCEND_HOME_PATH=str(tmp_path / "missing"))
+    assert result.returncode == 1
+    assert "is not a directory" in result.stderr
+
+
+def stand_in_cann(root: Path, vendor: bool) -> Path:
+    """A directory laid out like CANN whose headers and operator library are the twin's.
+
+    libascendcl and libnnopbase are empty (the twin library exports their functions too).
+    With ``vendor``, the operator comes from a custom vendor package; otherwise from CANN's
+    built-in operator headers and libopapi.so.
+    """
+    compiler = os.environ.get("CXX", "g++")
+    assert shutil.which(compiler), f"no C++ compiler {compiler}"
+    cann = root / "cann"
+    (cann / "lib64").mkdir(parents=True)
+    for folder in ("acl", "aclnn"):
+        shutil.copytree(REPO / "kernel" / "twin" / "include" / folder, cann / "include" / folder)
+    if vendor:
+        op_include = cann / "opp" / "vendors" / "mishgrad" / "op_api" / "include"
+        op_library = cann / "opp" / "vendors" / "mishgrad" / "op_api" / "lib" / "libcust_opapi.so"
+    else:
+        op_include = cann / "include" / "aclnnop"
+        op_library = cann / "lib64" / "libopapi.so"
+    op_include.mkdir(parents=True)
+    op_library.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h", op_include)
+    shutil.copy(twin.build(), op_library)
+    for name in ("ascendcl", "nnopbase"):
+        target = cann / "lib64" / f"lib{name}.so"
+        empty_library = [compiler, "-shared", "-x", "c++", os.devnull, "-o", str(target)]
+        subprocess.run(empty_library, check=True, capture_output=True)
+    return cann
+
+
+@pytest.mark.parametrize(
+    ("vendor", "library"),
+    [(True, "libcust_opapi.so"), (False, "libopapi.so")],
+    ids=["vendor", "builtin"],
+)
+def test_run_sh_builds_and_runs_against_a_stand_in_cann(tmp_path, vendor, library):
+    cann = stand_in_cann(tmp_path, vendor)
+    result = run(
+        ["bash", str(RUN_SH)],
+        ASCEND_HOME_PATH=str(cann),
+        MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
+        LD_LIBRARY_PATH=str(cann / "lib64"),  # what set_env.sh provides on a real host
+    )
+    check_example_output(result)
+    assert f"operator library {library}" in result.stdout
+    assert (tmp_path / "build" / "test_aclnn_mish_grad_cann").exists()
