@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test lint format notebooks bench twin example clean
+.PHONY: help venv lab test lint format notebooks bench twin example site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
@@ -22,6 +22,8 @@ help:
 	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make format     format the Python sources and notebooks with ruff"
+	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
+	@echo "make test-site  build the site, then open every page and notebook 03 in JupyterLab headless"
 
 venv: $(STAMP)
 
@@ -50,7 +52,7 @@ test: lint
 	@if [ "$$MISHGRAD_BACKEND" = ascend ] && [ -z "$$ASCEND_HOME_PATH" ]; then \
 		echo "MISHGRAD_BACKEND=ascend needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
 		exit 2; fi
-	$(BIN)/python -m pytest tests notebooks $(NBVAL_ARGS)
+	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS)
 
 notebooks: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
@@ -65,18 +67,33 @@ twin: $(STAMP)
 	$(BIN)/python -c "from mishgrad import twin; print(twin.build())"
 
 # The C++ aclnn example, built with the twin's acl/aclnn headers and linked against the twin
-# library (found at run time through its rpath). On an Ascend host, kernel/examples/run.sh
-# builds the same source against CANN.
-EXAMPLE_SRC := kernel/examples/test_aclnn_mish_grad.cpp
-EXAMPLE_BIN := build/examples/test_aclnn_mish_grad
-
+# library (mishgrad/example.py). On an Ascend host, kernel/examples/run.sh builds the same
+# source against CANN.
 example: $(STAMP)
-	@mkdir -p $(dir $(EXAMPLE_BIN))
-	twin_lib=$$($(BIN)/python -c "from mishgrad import twin; print(twin.build())") && \
-	twin_dir=$$(dirname "$$twin_lib") && \
-	$(CXX) -std=c++17 -Wall -Wextra -Werror -Ikernel/twin/include -Ikernel/op_host/op_api \
-		$(EXAMPLE_SRC) -o $(EXAMPLE_BIN) -L"$$twin_dir" -lmishgrad_twin -Wl,-rpath,"$$twin_dir"
-	$(EXAMPLE_BIN)
+	$(BIN)/python -m mishgrad.example
+
+# The site: Sphinx + myst-nb over the notebooks' stored outputs (nothing is executed), MathJax
+# copied from a pinned package, so it builds and renders offline. Warnings are errors.
+SITE_DIR := docs/_build/html
+
+site: $(STAMP)
+	$(BIN)/sphinx-build -b html -W --keep-going -E -q -d docs/_build/doctrees docs $(SITE_DIR)
+	@echo "site: $(SITE_DIR)/index.html"
+
+# The browser tests drive Debian's chromium through chromedriver; install both when missing
+# (as root, or through sudo).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \
+			chromium chromium-driver; fi
+
+# Every page of the site headless (console errors, images, math; a screenshot each), and
+# notebook 03 opened in a running JupyterLab. `make test` leaves tests/browser out.
+test-site: site browser
+	$(BIN)/python -m pytest tests/browser
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build

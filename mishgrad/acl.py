@@ -20,6 +20,7 @@ call is also available raw, returning its status, through :attr:`Session.lib`.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import glob
 import os
@@ -241,8 +242,27 @@ def load_backend(kind: str | None = None) -> Backend:
     raise ValueError(f"MISHGRAD_BACKEND must be auto, twin or ascend, not {kind!r}")
 
 
+_INITIALIZED: set[str] = set()
+
+
+def _initialize(session: Session) -> None:
+    """``aclInit`` once per process and backend, ``aclFinalize`` at exit.
+
+    ACL is initialized once per process (a second ``aclInit`` is an error, and CANN does
+    not promise that a finalized process can initialize again), so sessions share it.
+    """
+    lib = session.lib
+    if lib.name in _INITIALIZED:
+        return
+    status = lib.aclInit(None)
+    if status != 100002:  # 100002: something else in this process initialized ACL already
+        session.check(status, "aclInit")
+        atexit.register(lib.aclFinalize)
+    _INITIALIZED.add(lib.name)
+
+
 class Session:
-    """ACL initialized, a device set and a stream created; torn down on :meth:`close`.
+    """ACL initialized, a device set and a stream created; released on :meth:`close`.
 
     Use as a context manager. Device tensors created through the session are freed with it.
 
@@ -263,10 +283,7 @@ class Session:
         self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
         self.device = device
         self._tensors: list[DeviceTensor] = []
-        status = self.lib.aclInit(None)
-        self._owns_init = status != 100002  # another part of the process initialized ACL
-        if self._owns_init:
-            self.check(status, "aclInit")
+        _initialize(self)
         self.check(self.lib.aclrtSetDevice(device), "aclrtSetDevice")
         stream = ctypes.c_void_p()
         self.check(self.lib.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
@@ -315,7 +332,10 @@ class Session:
         return self.tensor(np.zeros(shape, dtype=dtype))
 
     def close(self) -> None:
-        """Free the session's tensors, destroy the stream, reset the device, finalize ACL."""
+        """Free the session's tensors, destroy its stream, release its hold on the device.
+
+        ACL itself stays initialized until the process exits (see :func:`_initialize`).
+        """
         for tensor in self._tensors:
             tensor.release()
         self._tensors.clear()
@@ -323,8 +343,6 @@ class Session:
             self.lib.aclrtDestroyStream(self.stream)
             self.stream = None
             self.lib.aclrtResetDevice(self.device)
-            if self._owns_init:
-                self.lib.aclFinalize()
 
     def __enter__(self) -> Session:
         return self
@@ -364,6 +382,7 @@ class DeviceTensor:
     offset: int
     storage_size: int
     dtype: np.dtype
+    owns_memory: bool = False
 
     @classmethod
     def from_numpy(cls, session: Session, array: np.ndarray) -> DeviceTensor:
@@ -398,7 +417,9 @@ class DeviceTensor:
                 ),
                 "aclrtMemcpy",
             )
-        return cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
+        tensor = cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
+        tensor.owns_memory = True
+        return tensor
 
     @classmethod
     def describe(
@@ -411,7 +432,10 @@ class DeviceTensor:
         storage_size: int,
         dtype: npt.DTypeLike,
     ) -> DeviceTensor:
-        """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset)."""
+        """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset).
+
+        The tensor does not own that memory: :meth:`release` frees only the ``aclTensor``.
+        """
         dtype = np.dtype(dtype)
         handle = session.lib.aclCreateTensor(
             _int64_array(shape),
@@ -453,13 +477,13 @@ class DeviceTensor:
         return view.copy()
 
     def release(self) -> None:
-        """``aclDestroyTensor`` and free the storage (idempotent)."""
+        """``aclDestroyTensor``, and free the storage if the tensor owns it (idempotent)."""
         if self.handle:
             self.session.lib.aclDestroyTensor(self.handle)
             self.handle = 0
-        if self.address:
+        if self.address and self.owns_memory:
             self.session.lib.aclrtFree(self.address)
-            self.address = None
+        self.address = None
 
 
 @dataclass

@@ -304,3 +304,20 @@ def test_backend_selection(monkeypatch):
         with pytest.raises(OSError, match="CANN not found"):
             acl.load_backend("ascend")
         assert acl.load_backend("auto").name == "twin"
+
+
+def test_sessions_share_acl_and_the_device():
+    with acl.Session("twin") as first:
+        kept = first.tensor(floats(10))
+        with acl.Session("twin") as second:
+            assert acl.mish_backward(floats(4), floats(4), session=second).shape == (4,)
+        # Closing the second session released its hold on the device, not the first's memory.
+        np.testing.assert_array_equal(kept.to_numpy(), floats(10))
+
+
+def test_a_view_over_another_tensor_does_not_free_its_memory(twin_session):
+    session = twin_session
+    owner = session.tensor(floats(8))
+    view = acl.DeviceTensor.describe(session, owner.address, (4,), (2,), 0, 8, np.float32)
+    view.release()
+    np.testing.assert_array_equal(owner.to_numpy(), floats(8))

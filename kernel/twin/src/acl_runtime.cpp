@@ -30,6 +30,7 @@ struct Stream {
 struct Runtime {
     bool initialized = false;
     int32_t device = -1;
+    uint32_t deviceHolds = 0;  // aclrtSetDevice calls not yet matched by aclrtResetDevice
     std::map<const uint8_t*, DeviceBuffer> buffers;  // by start address
     std::set<Stream*> streams;
     Stream defaultStream;
@@ -161,6 +162,7 @@ aclError aclFinalize(void)
     }
     twin::State().initialized = false;
     twin::State().device = -1;
+    twin::State().deviceHolds = 0;
     return ACL_SUCCESS;
 }
 
@@ -175,6 +177,7 @@ aclError aclrtSetDevice(int32_t deviceId)
                      "aclrtSetDevice: device " + std::to_string(deviceId) + " does not exist (the twin has device 0)");
     }
     twin::State().device = deviceId;
+    ++twin::State().deviceHolds;
     return ACL_SUCCESS;
 }
 
@@ -185,11 +188,16 @@ aclError aclrtResetDevice(int32_t deviceId)
         return Error(ACL_ERROR_RT_INVALID_DEVICEID,
                      "aclrtResetDevice: device " + std::to_string(deviceId) + " is not the current device");
     }
+    // Like CANN, reset releases the device's streams and memory only when the last
+    // aclrtSetDevice of the process is matched.
+    if (--twin::State().deviceHolds > 0) {
+        return ACL_SUCCESS;
+    }
     for (twin::Stream* stream : twin::State().streams) {
         delete stream;
     }
     twin::State().streams.clear();
-    twin::State().buffers.clear();  // resetting a device releases its memory
+    twin::State().buffers.clear();
     twin::State().device = -1;
     return ACL_SUCCESS;
 }
