@@ -10,24 +10,14 @@ in elements per second, the median of several runs. Run with ``make bench``.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
-from collections.abc import Callable
 
-import numpy as np
-
-from mishgrad import numerics, oracle, trace, twin
+from mishgrad import numerics, trace, twin
+from mishgrad.throughput import inputs, median_rate
 
 DTYPES = ("float32", "float16", "bfloat16")
 V1_FLOAT32 = {"total": 42, "exp": 4, "div": 4}
 TARGET = {"total": 30, "exp": 1, "div": 3}  # no-tanhx float32, DESIGN §4
-
-
-def inputs(n: int, dtype: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(-20, 20, n).astype(dtype)
-    return rng.normal(size=n).astype(dtype), x, oracle.tanh_softplus_oracle(x)
 
 
 def instruction_table() -> bool:
@@ -56,17 +46,6 @@ def instruction_table() -> bool:
     verdict = "met" if met else "MISSED"
     print(f"  target for float32 no tanhx: <= 30 instructions, 1 Exp, <= 3 Div: {verdict}")
     return met
-
-
-def median_rate(function: Callable[..., object], arguments: tuple, runs: int = 7) -> float:
-    """Elements per second of ``function(*arguments)`` (median of ``runs``, after a warm-up)."""
-    function(*arguments)  # warm up (and build the twin)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function(*arguments)
-        times.append(time.perf_counter() - start)
-    return arguments[1].size / statistics.median(times)
 
 
 def throughput_table(n: int = 4_000_000) -> None:

@@ -1,0 +1,309 @@
+"""CANN's precision standard for experimental operators: MERE and MARE against a golden.
+
+CANN's operator base library states how a contributed ("experimental") operator proves its
+accuracy (opbase ``docs/zh/ops_precision_standard/experimental_standard.md``; DESIGN §9).
+Each output element ``a`` is compared with a golden value ``g`` from a more precise
+reference through the relative error with a floor,
+
+    r = |a - g| / (|g| + 1e-7),
+
+and a test case passes when
+
+    MERE = mean(r) < T   and   MARE = max(r) < 10 T,
+
+with ``T = 2**-13`` for float32, ``2**-10`` for float16 and ``2**-7`` for bfloat16. The floor
+``1e-7`` only keeps the division finite where ``g = 0``: it is an *absolute* scale, the same
+for every dtype, so the metric is relative for ``|g| >> 1e-7`` and absolute (error / 1e-7)
+for ``|g| << 1e-7``. Near a zero of the output, between the two, a float32 result must be
+accurate to a tiny fraction of its own ULP to pass MARE (see :func:`allowed_abs_error`).
+
+A newer page of the same library (``mixed_tolerance_standard.md``) replaces the ratio with a
+per-element mixed tolerance ``|a - g| <= atol + rtol |g|`` (``atol = rtol = T``) and asks that
+at least 99 % of the elements meet it; :func:`matched_ratio` computes that share.
+
+The golden here is the correctly rounded truth of :mod:`mishgrad.oracle`. Non-finite values,
+which the standard does not discuss, are handled as follows: equal values (including two
+NaNs or two infinities of one sign) count as error 0; any other pair with a NaN or an
+infinity counts as an infinite error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from .dtypes import as_dtype, dtype_name
+
+#: The floor added to ``|golden|`` in the denominator of the relative error.
+FLOOR: Final = 1e-7
+#: MARE must stay below this multiple of the threshold.
+MARE_FACTOR: Final = 10
+#: The threshold T of each dtype as a power of two: T = 2**exponent.
+THRESHOLD_EXPONENTS: Final[dict[str, int]] = {"float32": -13, "float16": -10, "bfloat16": -7}
+#: The threshold T of each dtype.
+THRESHOLDS: Final[dict[str, float]] = {k: 2.0**e for k, e in THRESHOLD_EXPONENTS.items()}
+#: Share of elements that must meet the mixed tolerance (``mixed_tolerance_standard.md``).
+REQUIRED_MATCHED_RATIO: Final = 0.99
+
+
+def threshold(dtype: npt.DTypeLike | str) -> float:
+    """The threshold T of ``dtype`` (MERE must stay below T, MARE below 10 T).
+
+    Parameters
+    ----------
+    dtype
+        float32, float16 or bfloat16 (a NumPy dtype or its name).
+
+    Returns
+    -------
+    float
+        ``2**-13``, ``2**-10`` or ``2**-7``.
+
+    """
+    return THRESHOLDS[dtype_name(as_dtype(dtype))]
+
+
+def relative_errors(
+    actual: npt.ArrayLike, golden: npt.ArrayLike, floor: float = FLOOR
+) -> np.ndarray:
+    """Element-wise ``|actual - golden| / (|golden| + floor)``, in float64.
+
+    Parameters
+    ----------
+    actual, golden
+        Arrays of one shape (any float dtypes; both are widened to float64 exactly).
+    floor
+        The value added to ``|golden|`` (the standard's 1e-7).
+
+    Returns
+    -------
+    numpy.ndarray
+        Flat float64 array: 0 where the two are equal (also for two NaNs or equal
+        infinities), ``inf`` where exactly one is NaN or they are different infinities.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ.
+
+    """
+    a = np.asarray(actual).astype(np.float64).ravel()
+    g = np.asarray(golden).astype(np.float64).ravel()
+    if a.shape != g.shape:
+        raise ValueError(f"actual has {a.size} elements, golden {g.size}: they must match")
+    with np.errstate(invalid="ignore", over="ignore"):
+        errors = np.abs(a - g) / (np.abs(g) + floor)
+    same = (a == g) | (np.isnan(a) & np.isnan(g))
+    errors[same] = 0.0
+    errors[~same & ~(np.isfinite(a) & np.isfinite(g))] = np.inf
+    return errors
+
+
+def allowed_abs_error(golden: npt.ArrayLike, dtype: npt.DTypeLike | str) -> np.ndarray:
+    """The largest absolute error an element may have without breaking MARE's limit.
+
+    ``10 T (|golden| + 1e-7)``: where ``golden`` is 0 it is ``10 T 1e-7``, for float32
+    about a hundredth of an ULP of a number near 0.25.
+
+    Parameters
+    ----------
+    golden
+        The golden values.
+    dtype
+        The output dtype (selects T).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, the shape of ``golden``.
+
+    """
+    g = np.abs(np.asarray(golden).astype(np.float64))
+    return MARE_FACTOR * threshold(dtype) * (g + FLOOR)
+
+
+@dataclass(frozen=True)
+class PrecisionReport:
+    """MERE and MARE of one output against its golden, and the standard's verdict.
+
+    Attributes
+    ----------
+    dtype
+        Name of the output dtype (selects the threshold).
+    count
+        Number of elements compared.
+    mere, mare
+        Mean and largest relative error (:func:`relative_errors`).
+    worst
+        Flat index of the element with the largest relative error.
+
+    """
+
+    dtype: str
+    count: int
+    mere: float
+    mare: float
+    worst: int
+
+    @property
+    def threshold(self) -> float:
+        """T of the dtype."""
+        return THRESHOLDS[self.dtype]
+
+    @property
+    def mere_limit(self) -> float:
+        """MERE must be below this (T)."""
+        return self.threshold
+
+    @property
+    def mare_limit(self) -> float:
+        """MARE must be below this (10 T)."""
+        return MARE_FACTOR * self.threshold
+
+    @property
+    def mere_passed(self) -> bool:
+        """True if MERE < T."""
+        return self.mere < self.mere_limit
+
+    @property
+    def mare_passed(self) -> bool:
+        """True if MARE < 10 T."""
+        return self.mare < self.mare_limit
+
+    @property
+    def passed(self) -> bool:
+        """True if both criteria hold."""
+        return self.mere_passed and self.mare_passed
+
+    @property
+    def verdict(self) -> str:
+        """``"pass"`` or ``"fail"``."""
+        return "pass" if self.passed else "fail"
+
+    @property
+    def mere_margin(self) -> str:
+        """How far MERE is from its limit, in decades (see :func:`margin`)."""
+        return margin(self.mere, self.mere_limit)
+
+    @property
+    def mare_margin(self) -> str:
+        """How far MARE is from its limit, in decades (see :func:`margin`)."""
+        return margin(self.mare, self.mare_limit)
+
+
+def evaluate(
+    actual: npt.ArrayLike, golden: npt.ArrayLike, dtype: npt.DTypeLike | str | None = None
+) -> PrecisionReport:
+    """Apply the standard to one output.
+
+    Parameters
+    ----------
+    actual
+        The operator's output.
+    golden
+        The reference values (e.g. :func:`mishgrad.oracle.mish_backward_oracle`).
+    dtype
+        The dtype whose threshold applies; default ``actual``'s dtype.
+
+    Returns
+    -------
+    PrecisionReport
+        MERE, MARE, the worst element and the verdict.
+
+    Raises
+    ------
+    ValueError
+        For an empty input, different sizes or an unsupported dtype.
+
+    """
+    actual = np.asarray(actual)
+    name = dtype_name(as_dtype(dtype if dtype is not None else actual.dtype))
+    errors = relative_errors(actual, golden)
+    if errors.size == 0:
+        raise ValueError("nothing to compare: the inputs are empty")
+    worst = int(np.argmax(errors))
+    return PrecisionReport(
+        name, int(errors.size), float(errors.mean()), float(errors[worst]), worst
+    )
+
+
+def margin(value: float, limit: float) -> str:
+    """Say how far ``value`` lies below (or above) ``limit``, rounded down to a power of 10.
+
+    Printing the factor in whole decades keeps notebook outputs stable when the last bits
+    of a result change (another ``exp``, another machine) while still saying how much room
+    is left.
+
+    Parameters
+    ----------
+    value
+        A measured error (non-negative).
+    limit
+        The limit it must stay below.
+
+    Returns
+    -------
+    str
+        ``"exact (0)"``; ``"below by ≥ 1,000×"``, ``"below by < 10×"``;
+        ``"at the limit"`` (which fails: the limits are strict); ``"above by < 10×"``,
+        ``"above by ≥ 10×"``; ``"above (infinite)"``.
+
+    """
+    if value == 0:
+        return "exact (0)"
+    if math.isinf(value):
+        return "above (infinite)"
+    if value == limit:
+        return "at the limit"
+    below = value < limit
+    factor = limit / value if below else value / limit
+    decades = math.floor(math.log10(factor))
+    side = "below" if below else "above"
+    if decades < 1:
+        return f"{side} by < 10×"
+    return f"{side} by ≥ {10**decades:,}×"
+
+
+def matched_ratio(
+    actual: npt.ArrayLike,
+    golden: npt.ArrayLike,
+    dtype: npt.DTypeLike | str | None = None,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> float:
+    """Share of elements with ``|actual - golden| <= atol + rtol |golden|`` (mixed tolerance).
+
+    This is the per-element test of opbase's newer ``mixed_tolerance_standard.md``, where
+    ``rtol = atol = T`` and a case needs a share of at least :data:`REQUIRED_MATCHED_RATIO`
+    (that page adds a cap on the largest absolute error, not computed here).
+
+    Parameters
+    ----------
+    actual, golden
+        The output and its reference, of one size.
+    dtype
+        Selects T; default ``actual``'s dtype.
+    rtol, atol
+        Override the tolerances (default T each).
+
+    Returns
+    -------
+    float
+        A share in [0, 1]; equal non-finite values match, other non-finite pairs do not.
+
+    """
+    actual = np.asarray(actual)
+    t = threshold(dtype if dtype is not None else actual.dtype)
+    rtol = t if rtol is None else rtol
+    atol = t if atol is None else atol
+    a = actual.astype(np.float64).ravel()
+    g = np.asarray(golden).astype(np.float64).ravel()
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(a - g) <= atol + rtol * np.abs(g)
+    close |= (a == g) | (np.isnan(a) & np.isnan(g))
+    return float(np.mean(close))

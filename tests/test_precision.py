@@ -1,0 +1,125 @@
+"""mishgrad.precision: CANN's MERE/MARE standard for experimental operators."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from mishgrad import errors, numerics, oracle, precision
+
+
+def test_thresholds_are_the_documented_powers_of_two():
+    assert precision.threshold("float32") == 2.0**-13
+    assert precision.threshold(np.float16) == 2.0**-10
+    assert precision.threshold(ml_dtypes.bfloat16) == 2.0**-7
+    assert precision.FLOOR == 1e-7
+    assert precision.MARE_FACTOR == 10
+    with pytest.raises(ValueError):
+        precision.threshold("float64")
+
+
+def test_relative_errors_use_the_floor():
+    golden = np.array([0.0, 1.0, -2.0, 1e-7], dtype=np.float32)
+    actual = np.array([1e-7, 1.5, -2.0, 0.0], dtype=np.float32)
+    r = precision.relative_errors(actual, golden)
+    assert r.dtype == np.float64
+    expected = [
+        float(np.float32(1e-7)) / 1e-7,
+        0.5 / (1 + 1e-7),
+        0.0,
+        float(np.float32(1e-7)) / (float(np.float32(1e-7)) + 1e-7),
+    ]
+    np.testing.assert_allclose(r, expected, rtol=1e-12)
+
+
+def test_relative_errors_of_special_values():
+    nan, inf = np.nan, np.inf
+    golden = np.array([nan, inf, -inf, 1.0, nan, inf, 1.0], dtype=np.float32)
+    actual = np.array([nan, inf, -inf, nan, 1.0, -inf, inf], dtype=np.float32)
+    r = precision.relative_errors(actual, golden)
+    np.testing.assert_array_equal(r, [0, 0, 0, inf, inf, inf, inf])
+
+
+def test_relative_errors_need_one_size():
+    with pytest.raises(ValueError, match="must match"):
+        precision.relative_errors(np.zeros(3), np.zeros(4))
+
+
+def test_evaluate_limits_are_strict():
+    t = precision.threshold("float16")
+    golden = np.ones(4, dtype=np.float16)
+    report = precision.evaluate(golden.copy(), golden)
+    assert report.dtype == "float16" and report.count == 4
+    assert report.mere == 0 and report.mare == 0 and report.passed
+    assert report.mere_margin == "exact (0)"
+    # One element off by T: MERE is about T/4 and MARE about T, both below their limits.
+    actual = np.array([1.0 + t, 1, 1, 1], dtype=np.float32)
+    report = precision.evaluate(actual, np.ones(4, np.float32), "float16")
+    assert report.worst == 0
+    assert report.mere == pytest.approx(t / 4 / (1 + 1e-7))
+    assert report.mere_passed and report.mare_passed and report.verdict == "pass"
+    # MERE == T fails (the standard asks for MERE < T).
+    report = precision.PrecisionReport("float16", 1, t, t, 0)
+    assert not report.mere_passed and report.mare_passed and report.verdict == "fail"
+    report = precision.PrecisionReport("float16", 1, 0.0, 10 * t, 0)
+    assert report.mere_passed and not report.mare_passed
+    assert report.mere_limit == t and report.mare_limit == 10 * t
+
+
+def test_evaluate_rejects_empty_inputs():
+    with pytest.raises(ValueError, match="empty"):
+        precision.evaluate(np.zeros(0, np.float32), np.zeros(0, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "text"),
+    [
+        (0.0, 1.0, "exact (0)"),
+        (0.5, 1.0, "below by < 10×"),
+        (0.099, 1.0, "below by ≥ 10×"),
+        (2e-5, 1.0, "below by ≥ 10,000×"),
+        (1.0, 1.0, "at the limit"),
+        (25.0, 1.0, "above by ≥ 10×"),
+        (np.inf, 1.0, "above (infinite)"),
+    ],
+)
+def test_margin(value, limit, text):
+    assert precision.margin(value, limit) == text
+
+
+def test_allowed_abs_error():
+    allowed = precision.allowed_abs_error(np.array([0.0, -1.0]), "float32")
+    np.testing.assert_allclose(allowed, [10 * 2.0**-13 * 1e-7, 10 * 2.0**-13 * (1 + 1e-7)])
+
+
+def test_matched_ratio():
+    golden = np.array([0.0, 1.0, 2.0, np.nan], dtype=np.float32)
+    t = precision.threshold("float32")
+    actual = np.array([t, 1.0 + 2 * t, 2.0 + 2 * t, np.nan], dtype=np.float32)
+    # Element by element as the standard states it; equal NaNs match.
+    expected = np.abs(actual.astype(np.float64) - golden) <= t + t * np.abs(golden)
+    expected[3] = True
+    assert precision.matched_ratio(actual, golden) == pytest.approx(np.mean(expected))
+    assert precision.matched_ratio(actual, golden, rtol=0.0, atol=0.0) == pytest.approx(0.25)
+
+
+def test_ours_passes_exhaustively_and_the_naive_form_does_not(exhaustive):
+    x, truth = exhaustive
+    ours = precision.evaluate(numerics.dmish_ours(x), truth)
+    assert ours.passed
+    naive = precision.evaluate(numerics.dmish_b2_naive(x), truth)
+    assert not naive.passed and naive.mare == np.inf  # its NaNs
+
+
+def test_float32_fails_mare_only_near_the_root(float32_sample):
+    x = np.concatenate(list(float32_sample.values()))
+    truth = oracle.dmish_oracle(x)
+    result = numerics.dmish_ours(x)
+    whole = precision.evaluate(result, truth)
+    assert whole.mere_passed and not whole.mare_passed
+    assert errors.in_root_window(x[whole.worst])
+    outside = ~errors.in_root_window(x)
+    assert precision.evaluate(result[outside], truth[outside]).passed
+    # The newer mixed tolerance has an absolute part: the root is no problem for it.
+    assert precision.matched_ratio(result, truth) >= precision.REQUIRED_MATCHED_RATIO

@@ -1,0 +1,136 @@
+"""mishgrad.roofline: bytes and vector cycles per element, bounds, predictions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mishgrad import platforms, roofline, tiling, trace, twin
+
+CONFIGS = [(d, t) for d in ("float32", "float16", "bfloat16") for t in (False, True)]
+
+
+@pytest.fixture(scope="module")
+def costs() -> dict[tuple[str, bool], roofline.KernelCost]:
+    return {(d, t): roofline.measure_cost(d, t) for d, t in CONFIGS}
+
+
+@pytest.fixture(scope="module")
+def a2() -> roofline.Roofline:
+    return roofline.Roofline.for_chip("910B2")
+
+
+def test_bytes_per_element_are_the_tensors():
+    cost = roofline.KernelCost(4, False, {"Add": 1})
+    assert (cost.read_bytes, cost.write_bytes, cost.bytes_per_element) == (8, 4, 12)
+    cost = roofline.KernelCost(2, True, {"Add": 1})
+    assert (cost.inputs, cost.bytes_per_element) == (3, 8)
+
+
+def test_measured_costs_match_the_trace(costs):
+    for (dtype, has_tanhx), cost in costs.items():
+        assert cost.dtype_size == np.dtype(twin.as_dtype(dtype)).itemsize
+        assert cost.has_tanhx is has_tanhx
+        assert cost.instructions["Exp"] == 1
+        assert cost.label == f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
+
+
+@pytest.mark.parametrize(("dtype", "has_tanhx"), CONFIGS)
+def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanhx, costs):
+    """The model's 64 elements per repeat agrees with trace.repeats for a full tile."""
+    size = np.dtype(twin.as_dtype(dtype)).itemsize
+    chip = platforms.platform("910B2")
+    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
+    x = np.linspace(-5, 5, 2 * tile).astype(twin.as_dtype(dtype))
+    tanhx = np.full_like(x, 0.5) if has_tanhx else None
+    run = twin.run_kernel(np.ones_like(x), x, tanhx, cores=1, trace=True)
+    work = trace.tile_work(run.trace)[0]
+    assert sum(work.vector_repeats) == costs[dtype, has_tanhx].instruction_count * (
+        tile // roofline.ELEMENTS_PER_REPEAT
+    )
+
+
+def test_vector_cycles_per_element(a2):
+    cost = roofline.KernelCost(4, False, {"Exp": 2, "Add": 62})
+    assert a2.vector_cycles_per_element(cost) == pytest.approx(1.0)
+    slow = roofline.Roofline.for_chip(op_cycles_per_repeat={"Exp": 5})
+    assert slow.vector_cycles_per_element(cost) == pytest.approx((2 * 5 + 62) / 64)
+
+
+def test_for_chip_takes_the_platforms_cores():
+    assert roofline.Roofline.for_chip("910B3").model.vector_cores == 40
+    with pytest.raises(ValueError, match="vector cores"):
+        roofline.Roofline(platforms.platform("910B3"), trace.PipelineModel())
+    changed = roofline.Roofline.for_chip(hbm_bytes_per_second=1.2e12)
+    assert changed.model.hbm_bytes_per_second == 1.2e12
+    assert changed.replace(clock_hz=1e9).model.clock_hz == 1e9
+
+
+def test_defaults_are_the_pipeline_models(a2):
+    assert a2.model == trace.PipelineModel()
+    assert roofline.HBM_BANDWIDTH_RANGE[1] == a2.model.hbm_bytes_per_second
+    names = [row[0] for row in a2.parameters()]
+    for f in ("hbm_bytes_per_second", "clock_hz", "vector_cycles_per_repeat", "vector_cores"):
+        assert f in names
+
+
+def test_ridge_bandwidth_separates_the_bounds(a2, costs):
+    for cost in costs.values():
+        ridge = a2.ridge_bandwidth(cost)
+        assert a2.replace(hbm_bytes_per_second=ridge * 0.99).bound(cost) == "bandwidth"
+        assert a2.replace(hbm_bytes_per_second=ridge * 1.01).bound(cost) == "vector"
+        clock = a2.ridge_clock(cost)
+        assert a2.replace(clock_hz=clock * 1.01).bound(cost) == "bandwidth"
+        assert a2.replace(clock_hz=clock * 0.99).bound(cost) == "vector"
+
+
+def test_instruction_headroom_reaches_the_ridge(a2, costs):
+    for cost in costs.values():
+        extra = a2.instruction_headroom(cost)
+        if extra > 0:
+            padded = dataclasses.replace(
+                cost, instructions={**cost.instructions, "pad": int(np.ceil(extra)) + 1}
+            )
+            assert a2.bound(padded) == "vector"
+            assert a2.bound(cost) == "bandwidth"
+        else:
+            assert a2.bound(cost) == "vector"
+
+
+def test_v1_counts():
+    assert sum(roofline.V1_FLOAT32_NO_TANHX.values()) == 42
+    cost = roofline.cost_from_counts(roofline.V1_FLOAT32_NO_TANHX, 4, False, "v1")
+    assert cost.instruction_count == 42 and cost.label == "v1"
+
+
+def test_one_tile_is_the_sum_of_the_stages(a2, costs):
+    cost = costs["float32", False]
+    prediction = a2.predict(1000, cost)
+    assert prediction.tiles == 1
+    assert prediction.cores == -(-1000 // 64)
+    assert prediction.seconds == pytest.approx(
+        prediction.memory_seconds + prediction.vector_seconds
+    )
+
+
+def test_large_n_approaches_the_roofline(a2, costs):
+    for cost in costs.values():
+        prediction = a2.predict(10**9, cost)
+        assert prediction.cores == 48
+        assert prediction.fill_share < 0.01
+        roof = min(a2.memory_elements_per_second(cost), a2.vector_elements_per_second(cost))
+        assert prediction.elements_per_second == pytest.approx(roof, rel=0.01)
+        assert prediction.bound == a2.bound(cost)
+
+
+def test_predictions_grow_with_n(a2, costs):
+    ns = np.unique(np.logspace(5, 9, 30).astype(int))
+    times = [p.seconds for p in a2.sweep(ns, costs["float16", True])]
+    assert np.all(np.diff(times) > 0)
+
+
+def test_n_zero_has_no_plan(a2, costs):
+    with pytest.raises(tiling.TilingError):
+        a2.predict(0, costs["float32", False])
