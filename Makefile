@@ -40,12 +40,12 @@ lab: $(STAMP)
 		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check mishgrad tests bench notebooks
-	$(BIN)/ruff format --check mishgrad tests bench notebooks
+	$(BIN)/ruff check mishgrad tests bench notebooks docs
+	$(BIN)/ruff format --check mishgrad tests bench notebooks docs
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix mishgrad tests bench notebooks
-	$(BIN)/ruff format mishgrad tests bench notebooks
+	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs
+	$(BIN)/ruff format mishgrad tests bench notebooks docs
 
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
 test: lint
@@ -81,17 +81,21 @@ site: $(STAMP)
 	@echo "site: $(SITE_DIR)/index.html"
 
 # The browser tests drive Debian's chromium through chromedriver; install both when missing
-# (as root, or through sudo).
+# (as root, or through sudo). Another Chrome: `make test-site CHROMIUM=... CHROMEDRIVER=...`.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+CHROMIUM ?= /usr/bin/chromium
+CHROMEDRIVER ?= /usr/bin/chromedriver
+export CHROMIUM CHROMEDRIVER
 
 browser:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	@if [ ! -x "$(CHROMIUM)" ] || [ ! -x "$(CHROMEDRIVER)" ]; then \
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \
 			chromium chromium-driver; fi
 
-# Every page of the site headless (console errors, images, math; a screenshot each), and
-# notebook 03 opened in a running JupyterLab. `make test` leaves tests/browser out.
+# Every page of the site headless (console errors, images, math; a screenshot each in
+# build/site-screenshots), and notebook 03 in a running JupyterLab. `make test` leaves
+# tests/browser out.
 test-site: site browser
 	$(BIN)/python -m pytest tests/browser
 

@@ -35,7 +35,8 @@ def requirement_pins() -> dict[str, str]:
 def conda_pins() -> dict[str, str]:
     pins = {}
     for line in (ROOT / "environment.yml").read_text().splitlines():
-        match = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)=([^=\s]+)", line)
+        # name=version (conda-forge) or, under pip:, name==version (PyPI only).
+        match = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)==?([^=\s]+)", line)
         if match and match.group(1) != "python":
             pins[normalized(match.group(1))] = match.group(2)
     return pins
@@ -53,7 +54,16 @@ def test_environment_yml_carries_the_same_pins():
 
 def test_environment_yml_installs_the_local_package():
     text = (ROOT / "environment.yml").read_text()
-    assert re.search(r"- pip:\n\s+- --editable \.", text)
+    assert re.search(r"- pip:\n(\s+(#.*|- \S+==\S+)\n)*\s+- --editable \.", text)
+
+
+def test_binder_builds_the_twin_and_the_readme_launches_it():
+    post_build = ROOT / "postBuild"
+    assert os.access(post_build, os.X_OK)
+    assert "twin.build()" in post_build.read_text()
+    assert re.search(r"^\s+- (gxx|cxx-compiler)\b", (ROOT / "environment.yml").read_text(), re.M)
+    binder = "https://mybinder.org/v2/gh/mishgrad/mishgrad/HEAD?urlpath=lab/tree/notebooks"
+    assert f"({binder})" in (ROOT / "README.md").read_text()
 
 
 def free_port() -> int:

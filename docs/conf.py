@@ -1,0 +1,75 @@
+"""Sphinx configuration of the mishgrad site: the notebooks with their stored outputs, offline.
+
+Nothing is executed here (nbval executes the notebooks); MathJax is copied from the pinned
+``django-static-mathjax`` package into ``_static/mathjax``, so no page loads anything from
+outside the site.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+project = "mishgrad"
+author = "the mishgrad authors"
+copyright = "the mishgrad authors, MIT licence"
+
+extensions = ["myst_nb", "sphinx.ext.mathjax"]
+
+# docs/notebooks is a symbolic link to ../notebooks: one page per notebook, as stored.
+exclude_patterns = ["_build", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+nb_execution_mode = "off"
+nb_merge_streams = True
+# Markdown outputs (verdicts, tables) are MyST, as in the cells: tables and $math$ render.
+nb_render_markdown_format = "myst"
+# The explorer widget needs a live kernel; the site shows its text fallback (the notebook
+# draws the same starting state as a static figure) and loads no widget JavaScript.
+nb_ipywidgets_js = {}
+nb_mime_priority_overrides = [("*", "application/vnd.jupyter.widget-view+json", None)]
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+
+html_theme = "sphinx_book_theme"
+html_title = "mishgrad"
+html_theme_options = {
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+}
+# A fresh browser has no stored colour mode; without a default the theme logs an error.
+html_context = {"default_mode": "light"}
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
+html_last_updated_fmt = None
+html_copy_source = False
+
+# MathJax 3, served from the site itself.
+mathjax_path = "mathjax/tex-mml-chtml.js"
+# A non-empty MathJax 3 configuration (myst-parser adds the classes MathJax processes).
+mathjax3_config = {"chtml": {"displayAlign": "center"}}
+
+
+def mathjax_es5() -> Path:
+    """The MathJax 3 distribution (its es5 folder) shipped by django-static-mathjax."""
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("MathJax is missing: install the pins of requirements.txt")
+    es5 = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
+    if not (es5 / "tex-mml-chtml.js").is_file():
+        raise RuntimeError(f"no MathJax 3 distribution at {es5}")
+    return es5
+
+
+def copy_mathjax(app, exception) -> None:
+    """Vendor MathJax into the built site, next to the theme's static files."""
+    if exception is None and app.builder.format == "html":
+        shutil.copytree(mathjax_es5(), Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
+
+
+def setup(app) -> None:
+    """Check for MathJax now and copy it once the pages are written."""
+    mathjax_es5()  # fail early, before the build, when the package is missing
+    app.connect("build-finished", copy_mathjax)

@@ -1,0 +1,111 @@
+"""Notebook 03 opened in a running JupyterLab (`make lab`), in headless Chromium.
+
+The notebook must render from its stored outputs (markdown, math, figures); after running
+all its cells the explorer widget must render, which needs the ipywidgets extension
+(jupyterlab_widgets, pinned) in JupyterLab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from conftest import ROOT
+from selenium.webdriver.support.ui import WebDriverWait
+from test_setup import free_port, wait_for
+
+NOTEBOOK = ROOT / "notebooks" / "03_tiling.ipynb"
+
+# What the open notebook shows, counted in the DOM.
+RENDERED = """
+const panel = document.querySelector(".jp-NotebookPanel");
+if (!panel) return null;
+const outputs = panel.querySelectorAll(".jp-OutputArea-output");
+return {
+  cells: panel.querySelectorAll(".jp-Cell").length,
+  outputs: outputs.length,
+  markdown: panel.querySelectorAll(".jp-OutputArea-output.jp-RenderedMarkdown").length,
+  figures: Array.from(panel.querySelectorAll(".jp-OutputArea-output img"))
+    .filter((img) => img.complete && img.naturalWidth > 0).length,
+  math: panel.querySelectorAll("mjx-container").length,
+  widgets: panel.querySelectorAll(".jp-OutputArea-output .jupyter-widgets").length,
+};
+"""
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """`make lab` on a free port with a token and its own settings; autosave off."""
+    settings = tmp_path / "settings" / "@jupyterlab" / "docmanager-extension"
+    settings.mkdir(parents=True)
+    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
+    port, token = free_port(), "mishgrad-test"
+    args = " ".join(
+        [
+            "--no-browser --ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+            "--LabApp.expose_app_in_browser=True",
+        ]
+    )
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path)}
+    server = subprocess.Popen(
+        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(f"{base}/lab?token={token}", 90)
+        yield base, token
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+@pytest.mark.timeout(240)
+def test_notebook_03_renders_in_jupyterlab_with_its_widget(lab, chromium, screenshots):
+    base, token = lab
+    stored = NOTEBOOK.read_bytes()
+    browser = chromium()
+    browser.get(f"{base}/lab/tree/notebooks/{NOTEBOOK.name}?token={token}")
+
+    def shown(driver):
+        state = driver.execute_script(RENDERED)
+        return state if state and state["figures"] >= 3 and state["math"] > 0 else None
+
+    state = WebDriverWait(browser, 90).until(shown)
+    assert state["cells"] > 20 and state["outputs"] > 20 and state["markdown"] > 5, state
+    config = json.loads(
+        browser.execute_script("return document.getElementById('jupyter-config-data').textContent")
+    )
+    extensions = {extension["name"] for extension in config["federated_extensions"]}
+    assert "@jupyter-widgets/jupyterlab-manager" in extensions, extensions
+
+    # Run every cell in the notebook's kernel: the explorer widget then renders.
+    WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script(
+            "return !!(window.jupyterapp && window.jupyterapp.commands"
+            " .isEnabled('notebook:run-all-cells'))"
+        )
+    )
+    browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    started = time.monotonic()
+    state = WebDriverWait(browser, 120).until(
+        lambda d: (s := d.execute_script(RENDERED)) and s["widgets"] > 0 and s
+    )
+    browser.save_screenshot(str(screenshots / "jupyterlab__03_tiling.png"))
+    assert state["widgets"] > 0, f"no widget after {time.monotonic() - started:.0f} s: {state}"
+    assert NOTEBOOK.read_bytes() == stored, "the test must not save the notebook"

@@ -1,0 +1,178 @@
+"""The built site, page by page, in headless Chromium over a local HTTP server.
+
+Every HTML page of docs/_build/html (`make site`) is opened; a page fails on a console error
+(level SEVERE: a script error or a resource that did not load), an image that did not load,
+or math that MathJax did not render. A screenshot of each page is saved in
+build/site-screenshots/ (or $SITE_SCREENSHOTS).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from selenium.webdriver.support.ui import WebDriverWait
+
+SITE = Path(os.environ.get("SITE_DIR", ROOT / "docs" / "_build" / "html"))
+PAGES = sorted(
+    path.relative_to(SITE).as_posix()
+    for path in SITE.rglob("*.html")
+    if not path.relative_to(SITE).parts[0].startswith("_")
+)
+KERNEL_SOURCES = [
+    "kernel/op_kernel/mish_grad.h",
+    "kernel/common/mish_grad_tiling.h",
+    "kernel/common/mish_grad_contract.h",
+    "kernel/twin/include/kernel_operator.h",
+]
+NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url() -> Iterator[str]:
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"no site in {SITE}: run `make site` first (`make test-site` does)")
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    return chromium()
+
+
+# Waits until MathJax (if the page loads it) has typeset the page; returns an error or null.
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const started = Date.now();
+(function poll() {
+  const mj = window.MathJax;
+  if (document.readyState === "complete" && !document.querySelector("script[src*='mathjax']")) {
+    done(null);
+  } else if (mj && mj.startup && mj.startup.promise) {
+    mj.startup.promise.then(() => done(null), (error) => done(String(error)));
+  } else if (Date.now() - started > 20000) {
+    done("MathJax did not start within 20 s");
+  } else {
+    setTimeout(poll, 50);
+  }
+})();
+"""
+
+# What the page shows, once loaded and typeset.
+INSPECT = """
+const images = Array.from(document.images).map((img) => ({
+  src: img.currentSrc || img.src, loaded: img.complete && img.naturalWidth > 0,
+}));
+const math = Array.from(document.querySelectorAll(".math"));
+const unrendered = math
+  .filter((el) => !el.querySelector("mjx-container") || /\\\\\\(|\\\\\\[|\\$\\$/.test(
+    Array.from(el.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE)
+      .map((n) => n.textContent).join("")))
+  .map((el) => el.textContent.slice(0, 80));
+// Raw TeX delimiters left in the prose (outside code) mean math that was never parsed.
+const walker = document.createTreeWalker(document.querySelector("main") || document.body,
+  NodeFilter.SHOW_TEXT, {acceptNode: (n) => n.parentElement.closest(
+    "pre, code, script, style, textarea, mjx-container, .math")
+    ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+const raw = [];
+while (walker.nextNode()) {
+  const text = walker.currentNode.textContent;
+  if (/\\$\\$|\\\\\\(|\\\\\\[|\\$[^$\\s][^$]*\\$/.test(text)) raw.push(text.trim().slice(0, 80));
+}
+return {
+  title: document.title,
+  images: images,
+  math: math.length,
+  typeset: document.querySelectorAll(".math mjx-container").length,
+  errors: document.querySelectorAll("mjx-merror, .MathJax_Error").length,
+  unrendered: unrendered,
+  raw: raw,
+};
+"""
+
+
+def test_the_site_has_every_notebook_and_the_kernel_page():
+    assert "index.html" in PAGES and "kernel.html" in PAGES and "search.html" in PAGES
+    assert NOTEBOOKS, "no notebooks"
+    assert {f"notebooks/{name}.html" for name in NOTEBOOKS} <= set(PAGES)
+    index = (SITE / "index.html").read_text()
+    for name in NOTEBOOKS:  # the learning path lists every notebook, in order
+        assert f'href="notebooks/{name}.html"' in index, name
+    positions = [index.index(f'href="notebooks/{name}.html"') for name in NOTEBOOKS]
+    assert positions == sorted(positions)
+    kernel = (SITE / "kernel.html").read_text()
+    for source in KERNEL_SOURCES:  # included, highlighted as C++
+        assert source in kernel, source
+    assert kernel.count('class="highlight-c++') == len(KERNEL_SOURCES)
+
+
+def test_the_site_needs_no_other_host():
+    """No page loads a script, style sheet, font or image from outside the site."""
+    external = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*(?:src|href)=["'](?:https?:)?//""")
+    for page in PAGES:
+        text = (SITE / page).read_text()
+        loaded = [match.group(0) for match in external.finditer(text)]
+        assert not loaded, f"{page}: {loaded}"
+    assert (SITE / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders(page, site_url, browser, screenshots):
+    browser.get_log("browser")  # drop what an earlier page left
+    browser.get(f"{site_url}/{page}")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+    browser.set_script_timeout(30)
+    mathjax_error = browser.execute_async_script(WAIT_FOR_MATHJAX)
+    # Images decode asynchronously: wait until each has finished, loaded or not.
+    WebDriverWait(browser, 15).until(
+        lambda d: d.execute_script("return Array.from(document.images).every((i) => i.complete)")
+    )
+    state = browser.execute_script(INSPECT)
+    browser.save_screenshot(str(screenshots / (page.replace("/", "__")[: -len(".html")] + ".png")))
+
+    logged = browser.get_log("browser")
+    severe = [entry["message"] for entry in logged if entry["level"] == "SEVERE"]
+    assert not severe, f"console errors on {page}: {severe}"
+    assert mathjax_error is None, mathjax_error
+    broken = [image["src"] for image in state["images"] if not image["loaded"]]
+    assert not broken, f"images that did not load on {page}: {broken}"
+    assert state["errors"] == 0, f"{state['errors']} MathJax errors on {page}"
+    assert not state["unrendered"], f"math MathJax did not render on {page}: {state['unrendered']}"
+    assert state["typeset"] >= state["math"], state
+    assert not state["raw"], f"raw TeX in the text of {page}: {state['raw']}"
+    if page.startswith("notebooks/"):
+        assert state["math"] > 0 and state["images"], f"{page}: no math or no figures"
+
+
+def test_search_finds_the_tiling_notebook(site_url, browser):
+    browser.get(f"{site_url}/search.html?q=tiling")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script(
+            "return document.querySelectorAll('#search-results li a').length > 0"
+        )
+    )
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#search-results li a')).map((a) => a.href)"
+    )
+    assert any("03_tiling" in link for link in links), links
