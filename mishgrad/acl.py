@@ -179,7 +179,7 @@ def _twin_backend() -> Backend:
 @cache
 def _twin_backend_at(path: str) -> Backend:
     library = ctypes.CDLL(path)
-    roles = {role for role, _, _ in SIGNATURES.values()}
+    roles = list(dict.fromkeys(role for role, _, _ in SIGNATURES.values()))  # in ABI order
     return _bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
 
 
@@ -246,19 +246,22 @@ _INITIALIZED: set[str] = set()
 
 
 def _initialize(session: Session) -> None:
-    """``aclInit`` once per process and backend, ``aclFinalize`` at exit.
+    """``aclInit`` once per process and runtime library, ``aclFinalize`` at exit.
 
     ACL is initialized once per process (a second ``aclInit`` is an error, and CANN does
-    not promise that a finalized process can initialize again), so sessions share it.
+    not promise that a finalized process can initialize again), so sessions share it. The
+    key is the runtime library's path, not the backend's name: after a kernel edit the twin
+    is rebuilt to a new path, and that library has runtime state of its own to initialize.
     """
     lib = session.lib
-    if lib.name in _INITIALIZED:
+    runtime = lib.libraries["runtime"]
+    if runtime in _INITIALIZED:
         return
     status = lib.aclInit(None)
     if status != 100002:  # 100002: something else in this process initialized ACL already
         session.check(status, "aclInit")
         atexit.register(lib.aclFinalize)
-    _INITIALIZED.add(lib.name)
+    _INITIALIZED.add(runtime)
 
 
 class Session:

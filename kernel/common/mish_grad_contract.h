@@ -164,7 +164,7 @@ inline ContractResult CheckMishBackward(const TensorInfo& gradOutput, const Tens
         if (tensors[i]->shape.size() > kMaxDims) {
             return {kAclnnErrParamInvalid,
                     std::string(names[i]) + " has " + std::to_string(tensors[i]->shape.size()) +
-                        " dimensions; at most 8 are supported",
+                        " dimensions; at most " + std::to_string(kMaxDims) + " are supported",
                     {}, 0};
         }
     }
