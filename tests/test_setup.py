@@ -5,15 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import socket
-import subprocess
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
+from lab_server import TOKEN, running_lab, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,52 +61,15 @@ def test_binder_builds_the_twin_and_the_readme_launches_it():
     assert f"({binder})" in (ROOT / "README.md").read_text()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for(url: str, seconds: float) -> urllib.request.Request:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                return response.status, response.read()
-        except (urllib.error.URLError, ConnectionError):
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
-
-
 @pytest.mark.timeout(180)
 def test_make_lab_serves_the_notebooks(tmp_path):
-    port, token = free_port(), "mishgrad-test"
-    args = f"--no-browser --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path)}
-    lab = subprocess.Popen(
-        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        status, page = wait_for(f"{base}/lab?token={token}", 90)
+    with running_lab(tmp_path) as base:
+        status, page = wait_for(f"{base}/lab?token={TOKEN}", 10)
         assert status == 200 and b"JupyterLab" in page
-        status, body = wait_for(f"{base}/api/contents/notebooks?token={token}", 10)
+        status, body = wait_for(f"{base}/api/contents/notebooks?token={TOKEN}", 10)
         listed = {item["name"] for item in json.loads(body)["content"]}
         expected = {path.name for path in (ROOT / "notebooks").glob("*.ipynb")}
         assert status == 200 and expected and expected <= listed
-    finally:
-        os.killpg(lab.pid, signal.SIGTERM)
-        try:
-            lab.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(lab.pid, signal.SIGKILL)
-            lab.wait()
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

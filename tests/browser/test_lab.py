@@ -8,15 +8,12 @@ all its cells the explorer widget must render, which needs the ipywidgets extens
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import time
 
 import pytest
 from conftest import ROOT
+from lab_server import TOKEN, running_lab
 from selenium.webdriver.support.ui import WebDriverWait
-from test_setup import free_port, wait_for
 
 NOTEBOOK = ROOT / "notebooks" / "03_tiling.ipynb"
 
@@ -43,36 +40,13 @@ def lab(tmp_path):
     settings = tmp_path / "settings" / "@jupyterlab" / "docmanager-extension"
     settings.mkdir(parents=True)
     (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
-    port, token = free_port(), "mishgrad-test"
-    args = " ".join(
-        [
-            "--no-browser --ServerApp.ip=127.0.0.1",
-            f"--IdentityProvider.token={token}",
-            f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
-            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-            "--LabApp.expose_app_in_browser=True",
-        ]
-    )
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path)}
-    server = subprocess.Popen(
-        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_for(f"{base}/lab?token={token}", 90)
-        yield base, token
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+    extra = [
+        f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+        "--LabApp.expose_app_in_browser=True",
+    ]
+    with running_lab(tmp_path, extra) as base:
+        yield base, TOKEN
 
 
 @pytest.mark.timeout(240)
