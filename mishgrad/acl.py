@@ -180,7 +180,13 @@ def _twin_backend() -> Backend:
 def _twin_backend_at(path: str) -> Backend:
     library = ctypes.CDLL(path)
     roles = list(dict.fromkeys(role for role, _, _ in SIGNATURES.values()))  # in ABI order
-    return _bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
+    backend = _bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
+    # Not part of CANN: the platform the twin's kernel launches plan for.
+    set_platform = library.mishgrad_twin_set_platform
+    set_platform.restype = None
+    set_platform.argtypes = [c.c_uint64, c.c_uint64, c.c_uint64, c.c_uint32, c.c_uint32]
+    backend.functions["mishgrad_twin_set_platform"] = set_platform
+    return backend
 
 
 def _cann_root() -> Path:
@@ -293,13 +299,8 @@ class Session:
         self.stream = stream
         if self.lib.name == "twin":
             chip = platform(on)
-            twin_library = ctypes.CDLL(self.lib.libraries["runtime"])
-            twin_library.mishgrad_twin_set_platform(
-                ctypes.c_uint64(chip.ub_bytes),
-                ctypes.c_uint64(chip.ub_reported),
-                ctypes.c_uint64(chip.select_scratch_begin),
-                ctypes.c_uint32(chip.vector_cores),
-                ctypes.c_uint32(0),
+            self.lib.mishgrad_twin_set_platform(
+                chip.ub_bytes, chip.ub_reported, chip.select_scratch_begin, chip.vector_cores, 0
             )
 
     def check(self, status: int, api: str) -> None:

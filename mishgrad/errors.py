@@ -9,7 +9,7 @@ measure is the absolute error: :data:`ROOT_WINDOW` marks where that applies.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -82,10 +82,6 @@ class ErrorSummary:
     wrong_sign: int
     max_rel_error: float
     max_abs_error: float
-
-    def as_dict(self) -> dict[str, float]:
-        """The fields as a plain dict, for tables."""
-        return asdict(self)
 
 
 def _masked_max(values: np.ndarray, mask: np.ndarray) -> float:

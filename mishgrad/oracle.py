@@ -53,6 +53,13 @@ def _terms_float64(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return t, product
 
 
+def _flat_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A flat float64 copy of x, and the terms of d there (0 stands in for +-inf and NaN)."""
+    x64 = x.astype(np.float64).ravel()
+    t, product = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
+    return x64, t, product
+
+
 def dmish_mp(x: float) -> mpmath.mpf:
     """d(x) = dmish/dx at :data:`MP_DIGITS` digits, from the same cancellation-free form.
 
@@ -150,13 +157,6 @@ def _sign_of_d(t: np.ndarray, product: np.ndarray) -> np.ndarray:
     return np.where(t + product > 0, 1.0, -1.0)
 
 
-def _special_values(x: np.ndarray, result: np.ndarray, at_inf: float, at_minus_inf: float) -> None:
-    """Set the limits at +-inf and NaN for NaN, in place."""
-    result[np.isnan(x)] = np.nan
-    result[x == np.inf] = at_inf
-    result[x == -np.inf] = at_minus_inf
-
-
 def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
     """Correctly rounded dmish/dx for every element of ``x``.
 
@@ -174,27 +174,19 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
 
     """
     x = np.asarray(x)
-    dtype = as_dtype(dtype if dtype is not None else x.dtype)
-    x64 = x.astype(np.float64).ravel()
-    finite = np.isfinite(x64)
-    t, product = _terms_float64(np.where(finite, x64, 0.0))
-    bound = _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
-    result = correctly_round(t + product, bound, dtype, lambda i: dmish_mp(x64[i]))
-    zero = result == 0
-    result[zero] = np.copysign(0.0, _sign_of_d(t, product)[zero])
-    _special_values(x64, result, 1.0, 0.0)
-    return result.reshape(x.shape)
+    return mish_backward_oracle(np.ones(1), x, dtype if dtype is not None else x.dtype)
 
 
 def tanh_softplus_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
     """Correctly rounded t = tanh(softplus(x)): the exact ``tanhx`` a forward pass could save."""
     x = np.asarray(x)
     dtype = as_dtype(dtype if dtype is not None else x.dtype)
-    x64 = x.astype(np.float64).ravel()
-    t, _ = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
+    x64, t, _ = _flat_terms(x)
     bound = _F64_ERROR_UNITS * _UNIT * np.abs(t)
     result = correctly_round(t, bound, dtype, lambda i: tanh_softplus_mp(x64[i]))
-    _special_values(x64, result, 1.0, 0.0)
+    result[np.isnan(x64)] = np.nan  # t(NaN) = NaN; t tends to 1 at +inf and to 0 at -inf
+    result[x64 == np.inf] = 1.0
+    result[x64 == -np.inf] = 0.0
     return result.reshape(x.shape)
 
 
@@ -208,9 +200,8 @@ def mish_backward_oracle(
     """
     grad, x = np.broadcast_arrays(np.asarray(grad), np.asarray(x))
     dtype = as_dtype(dtype if dtype is not None else x.dtype)
-    x64 = x.astype(np.float64).ravel()
+    x64, t, product = _flat_terms(x)
     g64 = grad.astype(np.float64).ravel()
-    t, product = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
     derivative = np.where(np.isfinite(x64), t + product, np.where(x64 > 0, 1.0, 0.0))
     finite = np.isfinite(x64) & np.isfinite(g64)
     safe_grad = np.where(finite, g64, 0.0)

@@ -432,13 +432,6 @@ def run_kernel(
     return KernelRun(out.reshape(x.shape), plan, _trace() if trace else np.empty(0, TRACE_DTYPE))
 
 
-def mish_backward(
-    grad: npt.ArrayLike, x: npt.ArrayLike, tanhx: npt.ArrayLike | None = None, **options: object
-) -> np.ndarray:
-    """``grad * dmish/dx`` computed by the kernel on the twin (options as :func:`run_kernel`)."""
-    return run_kernel(grad, x, tanhx, **options).out  # type: ignore[arg-type]
-
-
 def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:
     """Build and load another library against the twin headers (used by the misuse tests)."""
     base = kernel_spec(flavour)
