@@ -82,15 +82,16 @@ class RootExpansion:
     """The root x0 of d and its Taylor coefficients, as the kernel's float32 constants.
 
     ``x0 = high + low`` (``high`` the float32 nearest x0, ``low`` the float32 nearest the
-    rest), and ``d(x0 + u) = c1 u + c2 u^2 + c3 u^3 + ...``; ``c3`` is not used by the
-    kernel, only to bound the polynomial's truncation error (``|c3 / c1| w^2``).
+    rest), and ``d(x0 + u) = c1 u + c2 u^2 + c3 u^3 + c4 u^4 + ...``; ``c4`` is not used
+    by the kernel, only to bound the polynomial's truncation error (``|c4 / c1| w^3``).
     """
 
     high: np.float32
     low: np.float32
     c1: np.float32
     c2: np.float32
-    c3: float
+    c3: np.float32
+    c4: float
 
 
 def _d_mp(x: mpmath.mpf) -> mpmath.mpf:
@@ -104,18 +105,15 @@ def root_expansion() -> RootExpansion:
     with mpmath.workdps(50):
         x0 = mpmath.findroot(_d_mp, -1.19)
         high = np.float32(float(x0))
-        coefficients = [mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k) for k in (1, 2, 3)]
-        return RootExpansion(
-            high,
-            np.float32(float(x0 - mpmath.mpf(float(high)))),
-            np.float32(float(coefficients[0])),
-            np.float32(float(coefficients[1])),
-            float(coefficients[2]),
-        )
+        c1, c2, c3, c4 = (float(mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k)) for k in range(1, 5))
+        low = float(x0 - mpmath.mpf(float(high)))
+        return RootExpansion(high, *np.array([low, c1, c2, c3], dtype=float32), c4)
 
 
-#: Half-width, in x, of the window around the root where the kernel uses the polynomial.
-ROOT_HALF_WIDTH: Final = np.float32(2.0**-7)
+#: Half-width, in x, of the window around the root where the kernel uses the polynomial:
+#: where the rational form's relative error (its absolute error of a few 1e-8 over |d|)
+#: and the cubic's truncation error (``|c4 / c1| w^3``) are both below 1e-5.
+ROOT_HALF_WIDTH: Final = np.float32(0.04)
 
 #: Beyond |x| = 2^20 the exponential is 0 and its argument only multiplies zeros: clamping
 #: it there turns x = +-inf into finite products (kernel: ``kArgumentClamp``).
@@ -162,13 +160,13 @@ def _rational_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
 
 
 def _root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """The kernel's ``RootWindow``: ``u (c1 + c2 u)`` where ``|x - x0| < ROOT_HALF_WIDTH``.
+    """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
 
     ``u = (x - high) - low``; the first subtraction is exact (Sterbenz) near the root.
     """
     root = root_expansion()
     u = (x - root.high) - root.low
-    polynomial = (u * root.c2 + root.c1) * u
+    polynomial = ((u * root.c3 + root.c2) * u + root.c1) * u
     return np.where(np.abs(u) < ROOT_HALF_WIDTH, polynomial, d)
 
 

@@ -41,13 +41,15 @@ constexpr int kTemps = 5;                     // float32 temporaries of the no-t
 // turns x = +-inf into a finite product (0, not inf * 0 = NaN) and changes nothing else.
 constexpr float kArgumentClamp = 1048576.0f;
 // The root of d, x0 = kRootHigh + kRootLow (a float32 and the rest), the Taylor
-// coefficients of d there (d = c1 u + c2 u^2 + ...), and the half-width of the window where
-// the polynomial is used. mishgrad.numerics derives them (ROOT_TAYLOR); tests compare.
+// coefficients of d there (d = c1 u + c2 u^2 + c3 u^3 + ...), and the half-width of the
+// window where the polynomial is used. mishgrad.numerics.root_expansion derives them; a
+// test compares.
 constexpr float kRootHigh = -1.1924312f;
 constexpr float kRootLow = -3.0439375e-09f;
 constexpr float kRootC1 = 0.26694793f;
 constexpr float kRootC2 = 0.20473127f;
-constexpr float kRootHalfWidth = 0.0078125f;  // 2^-7
+constexpr float kRootC3 = 0.04190782f;
+constexpr float kRootHalfWidth = 0.04f;
 
 template <typename T>
 class MishGradKernel {
@@ -255,8 +257,8 @@ private:
 
     // Near the root x0 of d, every form built on exp(x) keeps an absolute error of a few
     // 1e-8 (the exponential's own rounding), which is a large relative error as d -> 0.
-    // There d is the Taylor polynomial d = u (c1 + c2 u) in u = (x - x0_hi) - x0_lo; x - x0_hi
-    // is exact (Sterbenz), so every term keeps full relative accuracy.
+    // There d is the Taylor polynomial d = u (c1 + u (c2 + c3 u)) in u = (x - x0_hi) - x0_lo;
+    // x - x0_hi is exact (Sterbenz), so every term keeps full relative accuracy.
     __aicore__ inline void RootWindow(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                       const LocalTensor<float>& u, const LocalTensor<float>& p,
                                       const LocalTensor<uint8_t>& inside, uint32_t count)
@@ -265,7 +267,9 @@ private:
         Adds(u, u, -kRootLow, count);
         Abs(p, u, count);
         CompareScalar(inside, p, kRootHalfWidth, CMPMODE::LT, count);
-        Muls(p, u, kRootC2, count);
+        Muls(p, u, kRootC3, count);
+        Adds(p, p, kRootC2, count);
+        Mul(p, p, u, count);
         Adds(p, p, kRootC1, count);
         Mul(p, p, u, count);
         Select(d, inside, p, d, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
