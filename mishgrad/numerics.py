@@ -105,10 +105,15 @@ def root_expansion() -> RootExpansion:
     with mpmath.workdps(50):
         x0 = mpmath.findroot(_d_mp, -1.19)
         high = np.float32(float(x0))
-        c1, c2, c3, c4 = (float(mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k)) for k in range(1, 5))
+        c1, c2, c3, c4 = (
+            float(mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k)) for k in range(1, 5)
+        )
         low = float(x0 - mpmath.mpf(float(high)))
         return RootExpansion(high, *np.array([low, c1, c2, c3], dtype=float32), c4)
 
+
+#: 2^-64: the tanhx branch's scaling of its quotient (kernel: ``kTwoToMinus64``).
+TWO_TO_MINUS_64: Final = float32.type(2.0**-64)
 
 #: Half-width, in x, of the window around the root where the kernel uses the polynomial:
 #: where the rational form's relative error (its absolute error of a few 1e-8 over |d|)
@@ -267,15 +272,19 @@ def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.
 
     ``x s = (max(x, 0) + min(x, 0) e) / (1 + e)`` from ``h = exp(-|x|/2)``, ``e = h h``;
     ``min(x, 0) e`` is formed as ``(min(x, 0) h) h`` so that it stays normal where the
-    true product is. The result is finite for every finite x and any ``t`` in [0, 1]; it
+    true product is, and the quotient is scaled so that Div never flushes it. The result is finite for every finite x and any ``t`` in [0, 1]; it
     cannot be more accurate than the rounding of ``t`` allows (near the root of d
     especially).
     """
     h = vector_math.exp(np.abs(x) * float32.type(-0.5), numerics)
     negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * h * h
-    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX)
-    x_s = vector_math.div(negative_part + positive_part, h * h + 1, numerics)
-    return x_s * (1 - tanhx) * (tanhx + 1) + tanhx
+    # The kernel scales the quotient by 2^64 and 1 - t by 2^-64 so that a subnormal x s is
+    # not flushed by Div (exact scalings by powers of two, also in NumPy).
+    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX * TWO_TO_MINUS_64)
+    denominator = h * h * TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    x_s = vector_math.div(negative_part + positive_part, denominator, numerics)
+    one_minus_t = tanhx * -TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    return x_s * one_minus_t * (tanhx + 1) + tanhx
 
 
 #: The no-tanhx formulas, by the names used in tables and plots.

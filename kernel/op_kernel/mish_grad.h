@@ -37,6 +37,7 @@ constexpr uint32_t kFloatsPerRepeat = 64;     // 256 bytes of float32
 constexpr uint32_t kBytesPerBlock = 32;
 constexpr float kFloatMax = 3.40282347e+38f;  // the largest finite float32
 constexpr int kTemps = 5;                     // float32 temporaries of the no-tanhx branch
+constexpr float kTwoToMinus64 = 5.42101086e-20f;  // 2^-64, exact
 // Beyond |x| = 2^20, e = 0 and the argument only ever multiplies zero: clamping it there
 // turns x = +-inf into a finite product (0, not inf * 0 = NaN) and changes nothing else.
 constexpr float kArgumentClamp = 1048576.0f;
@@ -278,7 +279,9 @@ private:
     // The tanhx branch: d = t + x s (1 - t)(1 + t) with the supplied t, and
     // x s = (max(x, 0) + min(x, 0) e) / (1 + e) with e = exp(-|x|) = h * h, h = exp(-|x| / 2).
     // min(x, 0) e is formed as (min(x, 0) h) h, which stays normal where the true product is
-    // even when e itself is flushed to zero (x < -87.3).
+    // even when e itself is flushed to zero (x < -87.3). The quotient is taken 2^64 times too
+    // large (the denominator scaled by 2^-64) and 1 - t 2^64 times too small, so that a
+    // subnormal x s is not flushed by Div: d keeps its sign where it is subnormal too.
     __aicore__ inline void DerivativeFromTanhx(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                                const LocalTensor<float>& t, uint32_t count)
     {
@@ -292,13 +295,14 @@ private:
         Maxs(d, d, -kFloatMax, count);  // x = -inf: -FLT_MAX * 0 = 0, not -inf * 0 = NaN
         Mul(d, d, h, count);
         Mul(d, d, h, count);  // min(x, 0) e
-        Adds(e, e, 1.0f, count);  // 1 + e
+        Muls(e, e, kTwoToMinus64, count);
+        Adds(e, e, kTwoToMinus64, count);  // (1 + e) 2^-64
         Maxs(h, x, 0.0f, count);
-        Mins(h, h, kFloatMax, count);  // x = +inf: FLT_MAX * 0 = 0 below
+        Mins(h, h, kFloatMax * kTwoToMinus64, count);  // x = +inf: finite, times 1 - t = 0 below
         Add(d, d, h, count);
-        Div(d, d, e, count);  // x s
-        Muls(h, t, -1.0f, count);
-        Adds(h, h, 1.0f, count);  // 1 - t
+        Div(d, d, e, count);  // x s 2^64
+        Muls(h, t, -kTwoToMinus64, count);
+        Adds(h, h, kTwoToMinus64, count);  // (1 - t) 2^-64
         Mul(d, d, h, count);
         Adds(h, t, 1.0f, count);  // 1 + t
         Mul(d, d, h, count);
