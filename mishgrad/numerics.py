@@ -272,9 +272,9 @@ def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.
 
     ``x s = (max(x, 0) + min(x, 0) e) / (1 + e)`` from ``h = exp(-|x|/2)``, ``e = h h``;
     ``min(x, 0) e`` is formed as ``(min(x, 0) h) h`` so that it stays normal where the
-    true product is, and the quotient is scaled so that Div never flushes it. The result is finite for every finite x and any ``t`` in [0, 1]; it
-    cannot be more accurate than the rounding of ``t`` allows (near the root of d
-    especially).
+    true product is, and the quotient is scaled so that Div never flushes it. The result is
+    finite for every finite x and any ``t`` in [0, 1]; it cannot be more accurate than the
+    rounding of ``t`` allows (near the root of d especially).
     """
     h = vector_math.exp(np.abs(x) * float32.type(-0.5), numerics)
     negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * h * h
