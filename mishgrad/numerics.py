@@ -255,15 +255,29 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
     return t + x * (1 - t * t) / (1 + np.exp(-x))
 
 
-@_float32_formula
-def dmish_ours(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
-    """Our form, as the kernel computes it (see :func:`_rational_parts`, :func:`_root_window`).
+def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """The kernel's rational form alone (:func:`_rational_parts`), without the root window.
 
-    One exponential, two divisions; the limits d(+inf) = 1 and d(-inf) = 0 come out and
-    NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round (one of
+    What the kernel computes for float16 and bfloat16, whose rounding hides the form's
+    error near the root; for float32 it is the comparison that shows why the window exists.
+    """
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _rational_parts(x32, numerics)["d"].astype(dtype)
+
+
+def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """Our form, as the kernel computes it, for every dtype.
+
+    :func:`dmish_rational`, and for float32 the Taylor polynomial around the root of d
+    (:func:`_root_window`). One exponential, two divisions; the limits d(+inf) = 1 and
+    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round (one of
     :data:`mishgrad.twin.NUMERICS_MODELS`; see :mod:`mishgrad.vector_math`).
     """
-    return _root_window(x, _rational_parts(x, numerics)["d"])
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        d = _rational_parts(x32, numerics)["d"]
+        return (_root_window(x32, d) if dtype == float32 else d).astype(dtype)
 
 
 @_float32_formula
