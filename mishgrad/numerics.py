@@ -266,18 +266,23 @@ def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
         return _rational_parts(x32, numerics)["d"].astype(dtype)
 
 
+def _ours_in_float32(x32: np.ndarray, dtype: np.dtype, numerics: str) -> np.ndarray:
+    """The kernel's d in float32 for a tensor of ``dtype`` (the window only for float32)."""
+    d = _rational_parts(x32, numerics)["d"]
+    return _root_window(x32, d) if dtype == float32 else d
+
+
 def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
     """Our form, as the kernel computes it, for every dtype.
 
     :func:`dmish_rational`, and for float32 the Taylor polynomial around the root of d
     (:func:`_root_window`). One exponential, two divisions; the limits d(+inf) = 1 and
-    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round (one of
-    :data:`mishgrad.twin.NUMERICS_MODELS`; see :mod:`mishgrad.vector_math`).
+    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
+    (one of :data:`mishgrad.twin.NUMERICS_MODELS`; see :mod:`mishgrad.vector_math`).
     """
     x32, dtype = _widen(x)
     with np.errstate(all="ignore"):
-        d = _rational_parts(x32, numerics)["d"]
-        return (_root_window(x32, d) if dtype == float32 else d).astype(dtype)
+        return _ours_in_float32(x32, dtype, numerics).astype(dtype)
 
 
 @_float32_formula
@@ -346,7 +351,8 @@ def mish_backward(
             raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")
     x32, dtype = _widen(x)
     if tanhx is None:
-        derivative = dmish_ours(x32, numerics=numerics)
+        with np.errstate(all="ignore"):
+            derivative = _ours_in_float32(x32, dtype, numerics)
     else:
         derivative = dmish_tanhx(x32, _widen(tanhx)[0], numerics=numerics)
     try:

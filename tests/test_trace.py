@@ -258,7 +258,7 @@ def test_tile_rows(run32):
     first_copy = next(row for row in rows if row[2] == "DataCopy")
     assert first_copy[5] == "0 grad queue[0]" and first_copy[8] == 0
     exp = next(row for row in rows if row[2] == "Exp")
-    assert exp[5].endswith("temp 0") and exp[7] == "—" and exp[8] == "—"
+    assert exp[5].endswith("temp 1") and exp[6].endswith("temp 0") and exp[7] == "—"
     with pytest.raises(ValueError):
         trace.tile_rows(run32.trace, buffers, 0, 99)
 
