@@ -132,6 +132,14 @@ def test_instruction_counts_meet_the_targets(runs):
         assert ("Select" in counts.by_op) == (not has_tanhx)
 
 
+def test_method_instructions_add_up_to_the_traced_tile(run32):
+    # Derivative's own calls, the two methods it calls, and Compute's product with grad.
+    header = twin.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+    methods = ["Derivative", "Exponentials", "RootWindow"]
+    written = sum(trace.method_instructions(header, name) for name in methods)
+    assert written + 1 == trace.instruction_counts(run32.trace).total
+
+
 def test_every_tile_runs_the_same_instructions(run32):
     first = trace.instruction_counts(run32.trace, 0, 0).by_op
     for core in range(run32.plan.blockDim):
