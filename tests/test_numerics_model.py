@@ -144,7 +144,11 @@ def test_numpy_model_is_bit_identical_to_the_twin(model):
     rng = np.random.default_rng(4)
     edges = [np.linspace(-88.5, -86.5, 20_000), np.linspace(88, 89.5, 2_000)]
     x = np.concatenate(
-        [exp_operands(rng, 100_000), random_bits(rng, 50_000), *(e.astype(np.float32) for e in edges)]
+        [
+            exp_operands(rng, 100_000),
+            random_bits(rng, 50_000),
+            *(e.astype(np.float32) for e in edges),
+        ]
     )
     expected = twin.native_exp(x, model).view(np.uint32)
     identical = vector_math.exp(x, model).view(np.uint32) == expected
@@ -225,11 +229,19 @@ def test_the_c_abi_refuses_an_unknown_model():
     lib = twin.library()
     data = [array.ctypes.data for array in (grad, x)]
     status = lib.mishgrad_twin_launch(
-        0, *data, None, out.ctypes.data, ctypes.byref(twin.TilingData.from_plan(plan)), ctypes.byref(config)
+        0,
+        *data,
+        None,
+        out.ctypes.data,
+        ctypes.byref(twin.TilingData.from_plan(plan)),
+        ctypes.byref(config),
     )
     assert status == 2 and b"numerics is 3" in lib.mishgrad_twin_last_error()
     pointer = ctypes.POINTER(ctypes.c_float)
-    assert lib.mishgrad_twin_exp(x.ctypes.data_as(pointer), out.ctypes.data_as(pointer), x.size, 3) == 2
+    assert (
+        lib.mishgrad_twin_exp(x.ctypes.data_as(pointer), out.ctypes.data_as(pointer), x.size, 3)
+        == 2
+    )
 
 
 def test_aclnn_follows_the_environment(monkeypatch):
