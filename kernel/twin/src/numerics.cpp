@@ -128,11 +128,6 @@ float Pick(double exact, double tolerance, uint64_t key, Numerics numerics)
 
 }  // namespace
 
-const char* NumericsName(Numerics numerics)
-{
-    return kNames[static_cast<uint32_t>(numerics)];
-}
-
 bool NumericsFromEnvironment(Numerics* numerics, std::string* error)
 {
     const char* text = std::getenv(kVariable);
