@@ -148,7 +148,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     with np.errstate(all="ignore"):
         if model == "ieee":
             return np.exp(x.astype(np.float64)).astype(np.float32)
-        x = np.atleast_1d(x)
+        shape, x = x.shape, np.atleast_1d(x)
         key = _bits(x) ^ _EXP_SALT
         result = np.where(
             np.abs(x) < _EXP_NEAR_ZERO,
@@ -160,7 +160,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         result = np.where(x == 0, np.float32(1), result)
         result = np.where(x < _EXP_UNDERFLOW, np.float32(0), result)
         result = np.where(np.isnan(x) | (x > _EXP_OVERFLOW), x + np.float32(np.inf), result)
-    return result.astype(np.float32).reshape(np.shape(x))
+    return result.astype(np.float32).reshape(shape)
 
 
 def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
