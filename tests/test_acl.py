@@ -50,7 +50,10 @@ def test_the_seed_example_matches_the_oracle(session):
     grad = np.arange(8, dtype=np.float32).reshape(4, 2)
     x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
     out = acl.mish_backward(grad, x, session=session)
-    assert errors.ulp_distance(out, oracle.mish_backward_oracle(grad, x)).max() <= 1
+    # x > 0: d within its 4-ULP target (any numerics model, NPU included), and grad * d
+    # rounded once more.
+    limit = errors.FLOAT32_MAX_ULP_POSITIVE + 1
+    assert errors.ulp_distance(out, oracle.mish_backward_oracle(grad, x)).max() <= limit
 
 
 @pytest.mark.parametrize(
