@@ -67,7 +67,7 @@ def in_child(work: Callable[[], Any]) -> Any:
         os.close(read)
         try:
             outcome = ("ok", work())
-        except BaseException:  # noqa: BLE001 - everything goes back to the parent
+        except BaseException:
             outcome = ("raised", traceback.format_exc())
         with os.fdopen(write, "wb") as pipe:
             pickle.dump(outcome, pipe)
@@ -92,7 +92,11 @@ def message(lib: acl.Backend) -> str:
 def ready(lib: acl.Backend) -> ctypes.c_void_p:
     """aclInit, device 0 and a stream, in a fresh child."""
     stream = ctypes.c_void_p()
-    for status in (lib.aclInit(None), lib.aclrtSetDevice(0), lib.aclrtCreateStream(ctypes.byref(stream))):
+    for status in (
+        lib.aclInit(None),
+        lib.aclrtSetDevice(0),
+        lib.aclrtCreateStream(ctypes.byref(stream)),
+    ):
         assert status == 0, message(lib)
     return stream
 
@@ -128,7 +132,9 @@ def raw_views(draw: st.DrawFn) -> RawView:
     shape = tuple(draw(st.lists(st.one_of(small, small, st.sampled_from(_HUGE_DIMS)), max_size=4)))
     contiguous = [prod(shape[d + 1 :]) for d in range(len(shape))]
     strides = tuple(
-        c if draw(st.booleans()) else draw(st.one_of(st.integers(0, 9), st.sampled_from(_HUGE_STRIDES)))
+        c
+        if draw(st.booleans())
+        else draw(st.one_of(st.integers(0, 9), st.sampled_from(_HUGE_STRIDES)))
         for c in contiguous
     )
     offset = draw(st.one_of(st.integers(0, 4), st.sampled_from([2**62, INT64_MAX])))
@@ -139,10 +145,18 @@ def raw_views(draw: st.DrawFn) -> RawView:
             st.sampled_from([(0,), (64,), (2**61,), (INT64_MAX,), (2**32, 2**32), (3, INT64_MAX)]),
         )
     )
-    dtype = draw(st.one_of(st.sampled_from(sorted(SIZES)), st.sampled_from([100, -1, 5, 26, 2**31 - 1, -(2**31)])))
-    format_ = draw(st.one_of(st.sampled_from(sorted(FORMATS)), st.sampled_from([-1, 99, 2**31 - 1, -(2**31)])))
+    dtype = draw(
+        st.one_of(
+            st.sampled_from(sorted(SIZES)), st.sampled_from([100, -1, 5, 26, 2**31 - 1, -(2**31)])
+        )
+    )
+    format_ = draw(
+        st.one_of(st.sampled_from(sorted(FORMATS)), st.sampled_from([-1, 99, 2**31 - 1, -(2**31)]))
+    )
     misalign = draw(st.sampled_from([0, 0, 0, 1, 2, 4]))
-    return RawView(shape, strides, offset, tuple(max(n, 0) for n in storage), dtype, format_, misalign)
+    return RawView(
+        shape, strides, offset, tuple(max(n, 0) for n in storage), dtype, format_, misalign
+    )
 
 
 def view_last(shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> int:
@@ -343,7 +357,7 @@ class LifecycleModel:
         self.streams.clear()
         self.buffers.clear()
 
-    def expect(self, call: tuple) -> int:  # noqa: C901, PLR0911, PLR0912 - one branch per call
+    def expect(self, call: tuple) -> int:
         name, *args = call
         initialized = self.phase == "initialized"
         if name == "aclInit":
@@ -497,7 +511,10 @@ def run_threads(threads: int = 4, rounds: int = 50) -> int:
                 device = 1000 * (number + 1) + round_
                 assert lib.aclrtSetDevice(device) == 107001
                 text, again = message(lib), message(lib)
-                if text != f"aclrtSetDevice: device {device} does not exist (the twin has device 0)":
+                if (
+                    text
+                    != f"aclrtSetDevice: device {device} does not exist (the twin has device 0)"
+                ):
                     problems.append(f"thread {number} read {text!r}")
                 if again:
                     problems.append(f"thread {number} read {again!r} after clearing")

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from mishgrad import acl
 
+
 def fuzz(examples: int) -> settings:
     return settings(
         max_examples=examples,
@@ -25,7 +26,6 @@ def fuzz(examples: int) -> settings:
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-
 
 
 VIEW_OUTCOMES: Counter[str] = Counter()
@@ -114,13 +114,21 @@ def test_misaligned_tensor_data_and_workspace_are_refused(twin_session):
     assert "not aligned to its dtype's 4-byte elements" in hostile.message(lib)
     grad = session.tensor(np.zeros(8, np.float16))  # float16 with float32: gathered, workspace used
     phase1 = acl.get_workspace_size(
-        session, grad, session.tensor(np.zeros(8, np.float32)), session.tensor(np.zeros(8, np.float32))
+        session,
+        grad,
+        session.tensor(np.zeros(8, np.float32)),
+        session.tensor(np.zeros(8, np.float32)),
     )
     workspace = session.malloc(phase1.workspace_size + 32)
-    status = lib.aclnnMishBackward(workspace + 2, phase1.workspace_size, phase1.executor, session.stream)
+    status = lib.aclnnMishBackward(
+        workspace + 2, phase1.workspace_size, phase1.executor, session.stream
+    )
     assert status == 161002
     assert "not aligned to the 4-byte elements" in hostile.message(lib)
-    assert lib.aclnnMishBackward(workspace, phase1.workspace_size, phase1.executor, session.stream) == 0
+    assert (
+        lib.aclnnMishBackward(workspace, phase1.workspace_size, phase1.executor, session.stream)
+        == 0
+    )
     session.synchronize()
 
 
@@ -135,7 +143,9 @@ def test_stale_handles_are_refused_not_confused(twin_session):
     lib = session.lib
 
     def plan():
-        return acl.get_workspace_size(session, *(session.tensor(np.ones(4, np.float32)) for _ in range(3)))
+        return acl.get_workspace_size(
+            session, *(session.tensor(np.ones(4, np.float32)) for _ in range(3))
+        )
 
     old = plan()
     acl.run(session, old)
@@ -174,7 +184,12 @@ def test_storage_freed_and_allocated_again_is_caught():
             assert lib.aclrtMalloc(ctypes.byref(block), 4096, 0) == 0
             again.append(block.value)
         queued = lib.aclnnMishBackward(None, 0, executor, stream)
-        return storage.value in again, queued, lib.aclrtSynchronizeStream(stream), hostile.message(lib)
+        return (
+            storage.value in again,
+            queued,
+            lib.aclrtSynchronizeStream(stream),
+            hostile.message(lib),
+        )
 
     reused, queued, status, text = hostile.in_child(work)
     assert reused and queued == 0 and status == 507015, (reused, queued, status)
@@ -184,7 +199,9 @@ def test_storage_freed_and_allocated_again_is_caught():
 def test_the_overlap_check_is_bounded_and_names_its_rule(twin_session):
     session = twin_session
     storage = session.malloc(160 * 1024)
-    out = acl.DeviceTensor.describe(session, storage, (8192, 8192), (3, 2), 0, 40 * 1024, np.float32)
+    out = acl.DeviceTensor.describe(
+        session, storage, (8192, 8192), (3, 2), 0, 40 * 1024, np.float32
+    )
     x = acl.DeviceTensor.describe(session, storage, (8192, 8192), (0, 0), 0, 1, np.float32)
     started = time.perf_counter()
     phase1 = acl.get_workspace_size(session, x, x, out, check=False)
@@ -198,7 +215,9 @@ def test_the_overlap_check_is_bounded_and_names_its_rule(twin_session):
     assert acl.get_workspace_size(session, x_small, x_small, small, check=False).status == 161002
     assert "rule 3: compared one by one" in hostile.message(session.lib)
     broadcast = acl.DeviceTensor.describe(session, storage, (4, 3), (0, 1), 0, 16, np.float32)
-    assert acl.get_workspace_size(session, x_small, x_small, broadcast, check=False).status == 161002
+    assert (
+        acl.get_workspace_size(session, x_small, x_small, broadcast, check=False).status == 161002
+    )
     assert "rule 1: dimension 0 has 4 elements and stride 0" in hostile.message(session.lib)
 
 
