@@ -39,7 +39,8 @@ INT64_MAX = 2**63 - 1
 SIZES = {0: 4, 1: 2, 2: 1, 3: 4, 4: 1, 6: 2, 7: 2, 8: 4, 9: 8, 10: 8, 11: 8, 12: 1, 27: 2}
 FORMATS = {0, 1, 2, 3, 4, 29}
 SUPPORTED = {0: np.dtype(np.float32), 1: np.dtype(np.float16), 27: dtypes.bfloat16}
-#: The twin's exact-check limit of the overlap rule (kExactOverlapLimit in twin/views.h).
+#: The exact-check limit of the twin's stated overlap rule (kExactOverlapLimit in twin/views.h;
+#: the model states it independently, so a change to the rule must change both).
 EXACT_LIMIT = 1 << 16
 BUFFER_BYTES = 1024  # each case's device buffer; aclrtMalloc pads it to 1056
 PADDED_BYTES = BUFFER_BYTES + 32
@@ -56,7 +57,9 @@ def fresh_library() -> acl.Backend:
     folder = Path(tempfile.mkdtemp(prefix="mishgrad-hostile-"))
     copy = folder / "libmishgrad_twin_hostile.so"
     shutil.copy(twin.build(), copy)
-    return acl._twin_backend_at(str(copy))
+    backend = acl._twin_backend_at(str(copy))
+    shutil.rmtree(folder)  # loaded: the mapping outlives the file
+    return backend
 
 
 def in_child(work: Callable[[], Any]) -> Any:
@@ -117,9 +120,6 @@ class RawView:
     format: int
     misalign: int  # bytes from the allocation's start to tensorData
 
-    def last_element(self) -> int:
-        return self.offset + sum(s * (n - 1) for n, s in zip(self.shape, self.strides, strict=True))
-
 
 _HUGE_DIMS = [2**31, 2**32 + 1, 2**62, INT64_MAX]
 _HUGE_STRIDES = [2**31, 2**62, INT64_MAX - 1, INT64_MAX]
@@ -160,6 +160,7 @@ def raw_views(draw: st.DrawFn) -> RawView:
 
 
 def view_last(shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> int:
+    """The element offset of a non-empty view's last element."""
     return offset + sum(s * (n - 1) for n, s in zip(shape, strides, strict=True) if n > 0)
 
 
@@ -175,9 +176,8 @@ def create_accepted(view: RawView) -> bool:
         return False
     if count > 0:
         steps = [s * (n - 1) for n, s in zip(view.shape, view.strides, strict=True)]
-        if max(steps, default=0) > INT64_MAX or view.last_element() > INT64_MAX:
-            return False
-        if view.last_element() >= storage:
+        last = view_last(view.shape, view.strides, view.offset)
+        if max(steps, default=0) > INT64_MAX or last > INT64_MAX or last >= storage:
             return False
     nbytes = storage * size
     return nbytes == 0 or (view.misalign % size == 0 and view.misalign + nbytes <= PADDED_BYTES)
