@@ -96,7 +96,8 @@ class AclError(RuntimeError):
     api
         The function that returned it.
     message
-        The library's explanation (``aclGetRecentErrMsg``).
+        The library's explanation: what ``aclGetRecentErrMsg`` returned, the calling thread's
+        messages since it last read them, the latest first (reading clears them).
 
     """
 
