@@ -155,7 +155,13 @@ def raw_views(draw: st.DrawFn) -> RawView:
     )
     misalign = draw(st.sampled_from([0, 0, 0, 1, 2, 4]))
     return RawView(
-        shape, strides, offset, tuple(max(n, 0) for n in storage), dtype, format_, misalign
+        shape,
+        strides,
+        offset,
+        tuple(min(max(n, 0), INT64_MAX) for n in storage),
+        dtype,
+        format_,
+        misalign,
     )
 
 
@@ -258,7 +264,8 @@ def _fill(rng: np.random.Generator, dtype: int) -> np.ndarray:
 
 def _create(lib: acl.Backend, view: RawView, address: int) -> int | None:
     def int64s(values: tuple[int, ...]) -> ctypes.Array:
-        return (ctypes.c_int64 * max(len(values), 1))(*values)
+        checked = acl.checked_ints("a view's numbers", values, acl.INT64_RANGE)  # never wrapped
+        return (ctypes.c_int64 * max(len(checked), 1))(*checked)
 
     return lib.aclCreateTensor(
         int64s(view.shape), len(view.shape), view.dtype, int64s(view.strides), view.offset,
