@@ -130,7 +130,7 @@ def raw_views(draw: st.DrawFn) -> RawView:
     """Mostly small views, with huge dims, strides, offsets and storages and bad enums mixed in."""
     small = st.integers(0, 5)
     shape = tuple(draw(st.lists(st.one_of(small, small, st.sampled_from(_HUGE_DIMS)), max_size=4)))
-    contiguous = [prod(shape[d + 1 :]) for d in range(len(shape))]
+    contiguous = [min(prod(shape[d + 1 :]), INT64_MAX) for d in range(len(shape))]
     strides = tuple(
         c
         if draw(st.booleans())
