@@ -9,13 +9,16 @@ from __future__ import annotations
 import ctypes
 import time
 from collections import Counter
+from pathlib import Path
 
 import hostile
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from mishgrad import acl
+from mishgrad import acl, twin
+
+CONTRACT_PROBE = Path(__file__).parent / "twin" / "contract_probe.cpp"
 
 
 def fuzz(examples: int) -> settings:
@@ -238,3 +241,23 @@ def test_the_python_layer_refuses_numbers_ctypes_would_wrap(twin_session, argume
         twin_session.malloc(-1)
     with pytest.raises(ValueError, match="device: 4294967296"):
         acl.Session("twin", device=2**32)
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [
+        ((2**32, 2**32), "has shape [4294967296, 4294967296]: a negative dimension, or more"),
+        ((3, -1), "has shape [3, -1]: a negative dimension"),
+        ((0, 2**62, 2**62), ""),  # empty: nothing to count
+        ((2**31, 2**31), ""),  # 2^62 elements: counted exactly
+    ],
+)
+def test_the_shared_contract_counts_elements_without_wrapping(shape, expected):
+    probe = twin.build_extra("mishgrad_contract_probe", [CONTRACT_PROBE])
+    probe.contract_status.argtypes = [
+        ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_char_p, ctypes.c_uint64
+    ]  # fmt: skip
+    text = ctypes.create_string_buffer(256)
+    status = probe.contract_status((ctypes.c_int64 * len(shape))(*shape), len(shape), text, 256)
+    assert status == (161002 if expected else 0)
+    assert expected in text.value.decode()
