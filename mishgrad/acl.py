@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import glob
+import operator
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,13 +38,15 @@ from . import twin
 from .dtypes import DTYPES
 from .platforms import Platform, platform
 
-#: Status codes (DESIGN §9; CANN's acl_base.h, rt error codes and aclnn statuses).
+#: Status codes (CANN's acl_base_rt.h and error_codes/rt_error_codes.h; the aclnn return codes page,
+#: https://www.hiascend.com/document/detail/en/canncommercial/850/API/aolapi/atlasascendc_api_07_1205.html).
 STATUS_NAMES: Final[dict[int, str]] = {
     0: "SUCCESS",
     100000: "ACL_ERROR_INVALID_PARAM",
     100001: "ACL_ERROR_UNINITIALIZE",
     100002: "ACL_ERROR_REPEAT_INITIALIZE",
     100003: "ACL_ERROR_INVALID_FILE",
+    100037: "ACL_ERROR_REPEAT_FINALIZE",
     107000: "ACL_ERROR_RT_PARAM_INVALID",
     107001: "ACL_ERROR_RT_INVALID_DEVICEID",
     107002: "ACL_ERROR_RT_CONTEXT_NULL",
@@ -59,7 +62,7 @@ STATUS_NAMES: Final[dict[int, str]] = {
     561103: "ACLNN_ERR_INNER_NULLPTR",
 }
 
-#: aclDataType values (DESIGN §9), by NumPy dtype name.
+#: aclDataType values (CANN's acl_base.h), by NumPy dtype name.
 ACL_DTYPE: Final[dict[str, int]] = {
     "float32": 0,
     "float16": 1,
@@ -93,7 +96,8 @@ class AclError(RuntimeError):
     api
         The function that returned it.
     message
-        The library's explanation (``aclGetRecentErrMsg``).
+        The library's explanation: what ``aclGetRecentErrMsg`` returned, the calling thread's
+        messages since it last read them, the latest first (reading clears them).
 
     """
 
@@ -134,6 +138,7 @@ SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
         ],
     ),
     "aclDestroyTensor": ("tensors", c.c_int32, [_P]),
+    "aclDestroyAclOpExecutor": ("tensors", c.c_int32, [_P]),
     "aclnnMishBackwardGetWorkspaceSize": (
         "op",
         c.c_int32,
@@ -289,8 +294,8 @@ class Session:
     def __init__(
         self, backend: Backend | str | None = None, device: int = 0, on: str | Platform = "910B2"
     ) -> None:
+        (self.device,) = checked_ints("device", [device], INT32_RANGE)
         self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
-        self.device = device
         self._tensors: list[DeviceTensor] = []
         _initialize(self)
         self.check(self.lib.aclrtSetDevice(device), "aclrtSetDevice")
@@ -312,6 +317,7 @@ class Session:
     def malloc(self, nbytes: int) -> int:
         """Device memory of ``nbytes`` (``aclrtMalloc``, huge pages first); returns the address."""
         address = ctypes.c_void_p()
+        (nbytes,) = checked_ints("nbytes", [nbytes], SIZE_RANGE)
         self.check(
             self.lib.aclrtMalloc(ctypes.byref(address), nbytes, MALLOC_HUGE_FIRST), "aclrtMalloc"
         )
@@ -355,8 +361,36 @@ class Session:
         self.close()
 
 
-def _int64_array(values: Sequence[int]) -> ctypes.Array:
-    return (ctypes.c_int64 * max(len(values), 1))(*values)
+INT64_RANGE: Final = (-(2**63), 2**63 - 1)
+INT32_RANGE: Final = (-(2**31), 2**31 - 1)
+SIZE_RANGE: Final = (0, 2**64 - 1)
+
+
+def checked_ints(name: str, values: Sequence[int], bounds: tuple[int, int]) -> list[int]:
+    """``values`` as Python ints, each within ``bounds`` (inclusive).
+
+    ctypes converts an int that does not fit the C type by silently wrapping it, so every number
+    the binding passes to C goes through here first.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for a value out of bounds.
+    TypeError
+        For a value that is not an integer.
+
+    """
+    checked = [operator.index(value) for value in values]
+    low, high = bounds
+    for value in checked:
+        if not low <= value <= high:
+            raise ValueError(f"{name}: {value} does not fit the C type (range [{low}, {high}])")
+    return checked
+
+
+def _int64_array(name: str, values: Sequence[int]) -> ctypes.Array:
+    checked = checked_ints(name, values, INT64_RANGE)
+    return (ctypes.c_int64 * max(len(checked), 1))(*checked)
 
 
 @dataclass
@@ -439,16 +473,31 @@ class DeviceTensor:
         """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset).
 
         The tensor does not own that memory: :meth:`release` frees only the ``aclTensor``.
+        Numbers are passed as they are, so the library checks them (negative ones included);
+        ones that do not fit ``int64_t`` are refused here, as ctypes would wrap them.
+
+        Raises
+        ------
+        ValueError
+            For strides of another length than shape, a number that does not fit ``int64_t``
+            or a dtype that has no ``aclDataType``.
+        AclError
+            If the library refuses the view (status ``ACLNN_ERR_PARAM_INVALID``).
+
         """
         dtype = np.dtype(dtype)
+        if len(strides) != len(shape):
+            raise ValueError(f"strides has {len(strides)} entries but shape has {len(shape)}")
+        if dtype.name not in ACL_DTYPE:
+            raise ValueError(f"dtype {dtype.name} has no aclDataType")
         handle = session.lib.aclCreateTensor(
-            _int64_array(shape),
+            _int64_array("shape", shape),
             len(shape),
             ACL_DTYPE[dtype.name],
-            _int64_array(strides),
-            offset,
+            _int64_array("strides", strides),
+            checked_ints("offset", [offset], INT64_RANGE)[0],
             ACL_FORMAT_ND,
-            _int64_array([storage_size]),
+            _int64_array("storage_size", [storage_size]),
             1,
             address,
         )

@@ -28,7 +28,7 @@ def test_kernel_and_misuse_cases_run_clean_under_asan_and_ubsan(tmp_path):
         "MISHGRAD_TWIN_FLAVOUR": "asan",
         "LD_PRELOAD": f"{runtime('libasan.so')}:{runtime('libubsan.so')}",
         # Python itself is not instrumented and keeps memory until exit: leaks are not ours.
-        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:halt_on_error=1",
         "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
     }
     script = Path(__file__).parent / "twin" / "sanitized_run.py"
@@ -38,4 +38,5 @@ def test_kernel_and_misuse_cases_run_clean_under_asan_and_ubsan(tmp_path):
     report = result.stdout + result.stderr
     assert result.returncode == 0, report[-4000:]
     assert "sanitized run: ok" in result.stdout
+    print(next(line for line in result.stdout.splitlines() if line.startswith("hostile cases")))
     assert "runtime error" not in report and "AddressSanitizer" not in report, report[-4000:]

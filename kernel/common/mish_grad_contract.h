@@ -4,7 +4,9 @@
 // (twin/src/aclnn.cpp) both call CheckMishBackward, so the documented error table is one
 // piece of code: a null tensor is ACLNN_ERR_PARAM_NULLPTR; an unsupported dtype, more than 8
 // dimensions, shapes that do not broadcast, an output whose shape is not the broadcast shape,
-// or an output dtype the result cannot be cast to is ACLNN_ERR_PARAM_INVALID.
+// or an output dtype the result cannot be cast to is ACLNN_ERR_PARAM_INVALID. So is a shape
+// with a negative dimension or more elements than int64 counts: every count here is computed
+// with checked arithmetic and refused, never wrapped.
 #ifndef MISHGRAD_COMMON_CONTRACT_H
 #define MISHGRAD_COMMON_CONTRACT_H
 
@@ -72,6 +74,28 @@ inline const char* DtypeName(int32_t dtype)
     }
 }
 
+// The number of elements of `shape` in *count; false if a dimension is negative or the count
+// does not fit int64. A zero dimension makes the count 0 whatever the other dimensions are.
+inline bool ElementCount(const std::vector<int64_t>& shape, int64_t* count)
+{
+    int64_t total = 1;
+    bool overflow = false;
+    for (int64_t dim : shape) {
+        if (dim < 0) {
+            return false;
+        }
+        overflow = __builtin_mul_overflow(total, dim, &total) || overflow;
+    }
+    for (int64_t dim : shape) {
+        if (dim == 0) {
+            *count = 0;
+            return true;
+        }
+    }
+    *count = total;
+    return !overflow;
+}
+
 // Type promotion of gradOutput and self: equal types stay; float16 with bfloat16 has no
 // common 16-bit type and goes to float32; anything with float32 is float32.
 inline int32_t PromoteDtype(int32_t a, int32_t b)
@@ -129,7 +153,8 @@ struct ContractResult {
 
 // The parameter checks of aclnnMishBackwardGetWorkspaceSize: null pointers, the input dtypes,
 // whether the result can be cast to the output's dtype (a floating result cannot become an
-// integer), the output dtype, the number of dimensions, broadcasting, the output shape.
+// integer), the output dtype, the number of dimensions, the element counts, broadcasting, the
+// output shape.
 inline ContractResult CheckMishBackward(const TensorInfo& gradOutput, const TensorInfo& self, const TensorInfo& gradInput)
 {
     const TensorInfo* tensors[] = {&gradOutput, &self, &gradInput};
@@ -165,6 +190,15 @@ inline ContractResult CheckMishBackward(const TensorInfo& gradOutput, const Tens
             return {kAclnnErrParamInvalid,
                     std::string(names[i]) + " has " + std::to_string(tensors[i]->shape.size()) +
                         " dimensions; at most " + std::to_string(kMaxDims) + " are supported",
+                    {}, 0};
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        int64_t count = 0;
+        if (!ElementCount(tensors[i]->shape, &count)) {
+            return {kAclnnErrParamInvalid,
+                    std::string(names[i]) + " has shape " + ShapeText(tensors[i]->shape) +
+                        ": a negative dimension, or more elements than int64 counts",
                     {}, 0};
         }
     }

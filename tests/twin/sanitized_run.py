@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import hostile
 from aclnn_cases import cases, check_case
 
 from mishgrad import acl, numerics, oracle, twin
@@ -42,6 +43,32 @@ def aclnn_calls() -> None:
         fuzz()
 
 
+def hostile_calls(views: int, lifecycles: int) -> dict[str, int]:
+    """tests/hostile.py's cases: int64-limit views, random lifecycles, threads (each forked)."""
+    counts = {"views": 0, "lifecycles": 0, "thread calls": 0}
+
+    def quick(examples: int) -> settings:
+        return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+                        suppress_health_check=list(HealthCheck))  # fmt: skip
+
+    @quick(views)
+    @given(view=hostile.raw_views())
+    def view_case(view: hostile.RawView) -> None:
+        hostile.run_view_case(view, seed=counts["views"])
+        counts["views"] += 1
+
+    @quick(lifecycles)
+    @given(calls=hostile.lifecycle_calls())
+    def lifecycle_case(calls: list) -> None:
+        hostile.run_lifecycle(calls)
+        counts["lifecycles"] += 1
+
+    view_case()
+    lifecycle_case()
+    counts["thread calls"] = hostile.run_threads()
+    return counts
+
+
 def main() -> int:
     rng = np.random.default_rng(3)
     for dtype in ("float32", "float16", "bfloat16"):
@@ -59,6 +86,7 @@ def main() -> int:
     for case in (b"clean", b"gm_read_past_end", b"use_after_free", b"ub_over_capacity"):
         misuse.misuse_run(case, message, len(message))
     aclnn_calls()
+    print(f"hostile cases under the sanitizers: {hostile_calls(views=100, lifecycles=40)}")
     print("sanitized run: ok")
     return 0
 

@@ -1,18 +1,39 @@
-// The CPU twin's ACL runtime: initialization, one device, streams and device memory.
+// The CPU twin's ACL runtime: the lifecycle, one device, streams, device memory and the
+// per-thread error messages.
 //
 // Device memory is host memory, and every allocation is tracked, so the twin can tell a
 // device pointer from a host one, check every copy against the allocation it touches, and
 // report a buffer freed too early. aclrtMalloc pads like CANN's: the size is rounded up to
 // 32 bytes and 32 more are added.
+//
+// The lifecycle is CANN's documented one:
+// - aclInit can be called only once in a process (CANN's acl_rt.h, cann/runtime at
+//   681ef7610df13c8128982901142a2c869ddbb53e, include/external/acl/acl_rt.h lines 1081-1091):
+//   a second call, also after aclFinalize, is ACL_ERROR_REPEAT_INITIALIZE. Every other runtime
+//   call before aclInit or after aclFinalize is ACL_ERROR_UNINITIALIZE; a second aclFinalize
+//   is ACL_ERROR_REPEAT_FINALIZE.
+// - aclFinalize releases what ACL holds in the process, aclnn's resources included (CANN's
+//   aclnnFinalize page, https://www.hiascend.com/document/detail/en/canncommercial/850/API/aolapi/operatorlist_00013.html):
+//   here device memory, streams, the device and executors planned but never run.
+// - aclrtSetDevice and aclrtResetDevice count references: resources are released when the
+//   count returns to 0, and a reset with no set to match is an error (CANN's aclrtResetDevice
+//   page, https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/aclcppdevg_03_0040.html,
+//   and aclrtResetDeviceForce's, .../aclcppdevg_03_0041.html). An id outside [0, device
+//   count) is ACL_ERROR_RT_INVALID_DEVICEID (aclrtSetDevice's page,
+//   https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/aclcppdevg_03_0039.html).
+// - aclGetRecentErrMsg returns and clears the calling thread's messages, the latest on top
+//   (https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/aclcppdevg_03_0133.html);
+//   a successful call leaves them in place.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "acl/acl.h"
+#include "twin/handles.h"
 #include "twin/runtime.h"
 
 namespace twin {
@@ -21,20 +42,22 @@ namespace {
 struct DeviceBuffer {
     std::unique_ptr<uint8_t[], AlignedDelete> storage;
     uint64_t bytes;
+    uint64_t generation;
 };
 
 struct Stream {
     std::string pendingError;
 };
 
+enum class Lifecycle { kNeverInitialized, kInitialized, kFinalized };
+
 struct Runtime {
-    bool initialized = false;
-    int32_t device = -1;
+    Lifecycle lifecycle = Lifecycle::kNeverInitialized;
     uint32_t deviceHolds = 0;  // aclrtSetDevice calls not yet matched by aclrtResetDevice
     std::map<const uint8_t*, DeviceBuffer> buffers;  // by start address
-    std::set<Stream*> streams;
+    uint64_t allocations = 0;                        // aclrtMalloc calls so far: the next generation
+    HandleTable<Stream> streams;
     Stream defaultStream;
-    std::string recentError;
     LaunchPlatform platform;
 };
 
@@ -50,8 +73,21 @@ constexpr int32_t kDeviceCount = 1;
 constexpr uint64_t kDeviceMemoryBytes = 8ull << 30;
 // Bytes a fresh allocation holds: NaN in every float format, like uninitialized memory.
 constexpr uint8_t kFreshFill = 0xFF;
+// Unread messages kept per thread; older ones are lost, as CANN warns they may be.
+constexpr size_t kKeptMessages = 16;
 
-uint64_t PaddedSize(size_t size) { return (size + 31) / 32 * 32 + 32; }
+struct ThreadMessages {
+    std::deque<std::string> pending;  // newest first
+    std::string returned;             // what the last aclGetRecentErrMsg returned
+};
+
+ThreadMessages& Messages()
+{
+    thread_local ThreadMessages messages;
+    return messages;
+}
+
+uint64_t PaddedSize(size_t size) { return (size + 31) / 32 * 32 + 32; }  // size <= 8 GiB: cannot wrap
 
 uint64_t BytesInUse()
 {
@@ -62,12 +98,26 @@ uint64_t BytesInUse()
     return total;
 }
 
+bool DeviceIdExists(int32_t deviceId) { return deviceId >= 0 && deviceId < kDeviceCount; }
+
+// ACL_SUCCESS if aclInit has run and aclFinalize has not; else the error, recorded.
+int32_t CheckInitialized(const char* api)
+{
+    if (State().lifecycle != Lifecycle::kInitialized) {
+        const bool finalized = State().lifecycle == Lifecycle::kFinalized;
+        return Error(ACL_ERROR_UNINITIALIZE,
+                     std::string(api) + (finalized ? ": aclFinalize has been called" : ": aclInit has not been called"));
+    }
+    return ACL_SUCCESS;
+}
+
+// As CheckInitialized, and a device must be set.
 int32_t CheckReady(const char* api)
 {
-    if (!State().initialized) {
-        return Error(ACL_ERROR_UNINITIALIZE, std::string(api) + ": aclInit has not been called");
+    if (const int32_t status = CheckInitialized(api); status != ACL_SUCCESS) {
+        return status;
     }
-    if (State().device < 0) {
+    if (State().deviceHolds == 0) {
         return Error(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device set (call aclrtSetDevice)");
     }
     return ACL_SUCCESS;
@@ -75,11 +125,16 @@ int32_t CheckReady(const char* api)
 
 Stream* StreamOf(void* stream)
 {
-    if (stream == nullptr) {
-        return &State().defaultStream;
-    }
-    auto* candidate = static_cast<Stream*>(stream);
-    return State().streams.count(candidate) != 0 ? candidate : nullptr;
+    return stream == nullptr ? &State().defaultStream : State().streams.Find(stream);
+}
+
+// What a device holds: released when the last aclrtSetDevice is matched, and by aclFinalize.
+void ReleaseDevice()
+{
+    State().streams.Clear();
+    State().defaultStream.pendingError.clear();
+    State().buffers.clear();
+    State().deviceHolds = 0;
 }
 
 }  // namespace
@@ -92,11 +147,21 @@ std::mutex& AclMutex()
 
 int32_t Error(int32_t code, const std::string& message)
 {
-    State().recentError = message;
+    std::deque<std::string>& pending = Messages().pending;
+    pending.push_front(message);
+    if (pending.size() > kKeptMessages) {
+        pending.pop_back();
+    }
     return code;
 }
 
-void ClearError() { State().recentError.clear(); }
+std::string RuntimeNotReady()
+{
+    if (State().lifecycle != Lifecycle::kInitialized) {
+        return State().lifecycle == Lifecycle::kFinalized ? "aclFinalize has been called" : "aclInit has not been called";
+    }
+    return State().deviceHolds == 0 ? "no device set (call aclrtSetDevice)" : "";
+}
 
 const Allocation* FindAllocation(const void* address, uint64_t bytes)
 {
@@ -108,11 +173,12 @@ const Allocation* FindAllocation(const void* address, uint64_t bytes)
         return nullptr;
     }
     const auto& [start, buffer] = *std::prev(next);
-    const uint64_t offset = static_cast<uint64_t>(begin - start);
+    // Compared as integers: the address may lie in no object at all.
+    const uint64_t offset = reinterpret_cast<uintptr_t>(begin) - reinterpret_cast<uintptr_t>(start);
     if (offset > buffer.bytes || bytes > buffer.bytes - offset) {
         return nullptr;
     }
-    found = Allocation{start, buffer.bytes};
+    found = Allocation{start, buffer.bytes, buffer.generation};
     return &found;
 }
 
@@ -136,47 +202,53 @@ extern "C" {
 
 const char* aclGetRecentErrMsg(void)
 {
-    std::lock_guard<std::mutex> lock(twin::AclMutex());
-    return twin::State().recentError.c_str();
+    twin::ThreadMessages& messages = twin::Messages();  // this thread's: no lock needed
+    messages.returned.clear();
+    for (const std::string& message : messages.pending) {
+        messages.returned += (messages.returned.empty() ? "" : "\n") + message;
+    }
+    messages.pending.clear();
+    return messages.returned.c_str();
 }
 
 aclError aclInit(const char* configPath)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (twin::State().initialized) {
-        return Error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized");
+    if (twin::State().lifecycle != twin::Lifecycle::kNeverInitialized) {
+        return Error(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: can be called only once in a process");
     }
     if (configPath != nullptr && configPath[0] != '\0' && !std::ifstream(configPath)) {
         return Error(ACL_ERROR_INVALID_FILE, std::string("aclInit: cannot read config file ") + configPath);
     }
-    twin::State().initialized = true;
-    twin::ClearError();
+    twin::State().lifecycle = twin::Lifecycle::kInitialized;
     return ACL_SUCCESS;
 }
 
 aclError aclFinalize(void)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (!twin::State().initialized) {
-        return Error(ACL_ERROR_UNINITIALIZE, "aclFinalize: aclInit has not been called");
+    if (twin::State().lifecycle == twin::Lifecycle::kFinalized) {
+        return Error(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalized");
     }
-    twin::State().initialized = false;
-    twin::State().device = -1;
-    twin::State().deviceHolds = 0;
+    if (const int32_t status = twin::CheckInitialized("aclFinalize"); status != ACL_SUCCESS) {
+        return status;
+    }
+    twin::ReleaseDevice();
+    twin::ReleaseAclnnResources();
+    twin::State().lifecycle = twin::Lifecycle::kFinalized;
     return ACL_SUCCESS;
 }
 
 aclError aclrtSetDevice(int32_t deviceId)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (!twin::State().initialized) {
-        return Error(ACL_ERROR_UNINITIALIZE, "aclrtSetDevice: aclInit has not been called");
+    if (const int32_t status = twin::CheckInitialized("aclrtSetDevice"); status != ACL_SUCCESS) {
+        return status;
     }
-    if (deviceId < 0 || deviceId >= twin::kDeviceCount) {
+    if (!twin::DeviceIdExists(deviceId)) {
         return Error(ACL_ERROR_RT_INVALID_DEVICEID,
                      "aclrtSetDevice: device " + std::to_string(deviceId) + " does not exist (the twin has device 0)");
     }
-    twin::State().device = deviceId;
     ++twin::State().deviceHolds;
     return ACL_SUCCESS;
 }
@@ -184,53 +256,54 @@ aclError aclrtSetDevice(int32_t deviceId)
 aclError aclrtResetDevice(int32_t deviceId)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (deviceId != twin::State().device) {
+    if (const int32_t status = twin::CheckInitialized("aclrtResetDevice"); status != ACL_SUCCESS) {
+        return status;
+    }
+    if (!twin::DeviceIdExists(deviceId)) {
         return Error(ACL_ERROR_RT_INVALID_DEVICEID,
-                     "aclrtResetDevice: device " + std::to_string(deviceId) + " is not the current device");
+                     "aclrtResetDevice: device " + std::to_string(deviceId) + " does not exist (the twin has device 0)");
     }
-    // Like CANN, reset releases the device's streams and memory only when the last
-    // aclrtSetDevice of the process is matched.
-    if (--twin::State().deviceHolds > 0) {
-        return ACL_SUCCESS;
+    if (twin::State().deviceHolds == 0) {
+        return Error(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: device " + std::to_string(deviceId) +
+                                                        " is not set: no aclrtSetDevice left to match");
     }
-    for (twin::Stream* stream : twin::State().streams) {
-        delete stream;
+    if (--twin::State().deviceHolds == 0) {
+        twin::ReleaseDevice();
     }
-    twin::State().streams.clear();
-    twin::State().buffers.clear();
-    twin::State().device = -1;
     return ACL_SUCCESS;
 }
 
 aclError aclrtCreateStream(aclrtStream* stream)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (stream == nullptr) {
-        return Error(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
-    }
     if (const int32_t status = twin::CheckReady("aclrtCreateStream"); status != ACL_SUCCESS) {
         return status;
     }
-    auto owned = std::make_unique<twin::Stream>();
-    *stream = owned.get();
-    twin::State().streams.insert(owned.release());
+    if (stream == nullptr) {
+        return Error(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
+    }
+    *stream = twin::State().streams.Insert(std::make_unique<twin::Stream>());
     return ACL_SUCCESS;
 }
 
 aclError aclrtDestroyStream(aclrtStream stream)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    auto* target = static_cast<twin::Stream*>(stream);
-    if (twin::State().streams.erase(target) == 0) {
+    if (const int32_t status = twin::CheckInitialized("aclrtDestroyStream"); status != ACL_SUCCESS) {
+        return status;
+    }
+    if (twin::State().streams.Take(stream) == nullptr) {
         return Error(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: not a live stream");
     }
-    delete target;
     return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
+    if (const int32_t status = twin::CheckReady("aclrtSynchronizeStream"); status != ACL_SUCCESS) {
+        return status;
+    }
     twin::Stream* target = twin::StreamOf(stream);
     if (target == nullptr) {
         return Error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeStream: not a live stream");
@@ -246,24 +319,26 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
-    if (devPtr == nullptr || size == 0) {
-        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr must not be null and size must be positive");
-    }
-    if (policy < ACL_MEM_MALLOC_HUGE_FIRST || policy > ACL_MEM_MALLOC_NORMAL_ONLY) {
-        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown policy " + std::to_string(policy));
-    }
     if (const int32_t status = twin::CheckReady("aclrtMalloc"); status != ACL_SUCCESS) {
         return status;
     }
-    const uint64_t padded = twin::PaddedSize(size);
-    if (size > twin::kDeviceMemoryBytes || padded > twin::kDeviceMemoryBytes - twin::BytesInUse()) {
+    if (devPtr == nullptr || size == 0) {
+        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr must not be null and size must be positive");
+    }
+    const int32_t rawPolicy = twin::RawEnum(policy);
+    if (rawPolicy < ACL_MEM_MALLOC_HUGE_FIRST || rawPolicy > ACL_MEM_MALLOC_NORMAL_ONLY) {
+        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown policy " + std::to_string(rawPolicy));
+    }
+    if (size > twin::kDeviceMemoryBytes || twin::PaddedSize(size) > twin::kDeviceMemoryBytes - twin::BytesInUse()) {
         return Error(ACL_ERROR_RT_MEMORY_ALLOCATION,
                      "aclrtMalloc: " + std::to_string(size) + " bytes do not fit the twin's device memory");
     }
+    const uint64_t padded = twin::PaddedSize(size);
     std::unique_ptr<uint8_t[], twin::AlignedDelete> storage(new (std::align_val_t{32}) uint8_t[padded]);
     std::fill(storage.get(), storage.get() + padded, twin::kFreshFill);
     uint8_t* address = storage.get();
-    twin::State().buffers.emplace(address, twin::DeviceBuffer{std::move(storage), padded});
+    const uint64_t generation = ++twin::State().allocations;
+    twin::State().buffers.emplace(address, twin::DeviceBuffer{std::move(storage), padded, generation});
     *devPtr = address;
     return ACL_SUCCESS;
 }
@@ -271,6 +346,9 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy)
 aclError aclrtFree(void* devPtr)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
+    if (const int32_t status = twin::CheckInitialized("aclrtFree"); status != ACL_SUCCESS) {
+        return status;
+    }
     if (devPtr == nullptr) {
         return Error(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is a null pointer");
     }
@@ -283,6 +361,9 @@ aclError aclrtFree(void* devPtr)
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
+    if (const int32_t status = twin::CheckReady("aclrtMemcpy"); status != ACL_SUCCESS) {
+        return status;
+    }
     if (dst == nullptr || src == nullptr) {
         return Error(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: dst and src must not be null");
     }
@@ -290,11 +371,12 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
         return Error(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: count " + std::to_string(count) +
                                                   " exceeds destMax " + std::to_string(destMax));
     }
-    if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE) {
-        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: unknown kind " + std::to_string(kind));
+    const int32_t rawKind = twin::RawEnum(kind);
+    if (rawKind < ACL_MEMCPY_HOST_TO_HOST || rawKind > ACL_MEMCPY_DEVICE_TO_DEVICE) {
+        return Error(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: unknown kind " + std::to_string(rawKind));
     }
-    const bool dstOnDevice = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-    const bool srcOnDevice = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    const bool dstOnDevice = rawKind == ACL_MEMCPY_HOST_TO_DEVICE || rawKind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    const bool srcOnDevice = rawKind == ACL_MEMCPY_DEVICE_TO_HOST || rawKind == ACL_MEMCPY_DEVICE_TO_DEVICE;
     const std::pair<const void*, bool> ends[] = {{dst, dstOnDevice}, {src, srcOnDevice}};
     const char* names[] = {"dst", "src"};
     for (int i = 0; i < 2; ++i) {

@@ -6,27 +6,33 @@
 // of another dtype; launch the kernel; copy the result into gradInput's view, casting to its
 // dtype. The workspace is exactly the bytes of those intermediate buffers. Phase 2 checks
 // the workspace, runs the plan on the stream and retires the executor.
+//
+// Tensors and executors are handed out as handles that are never reused (twin/handles.h), and
+// a tensor remembers which aclrtMalloc its storage came from, so a stale handle or storage that
+// was freed (and perhaps allocated again) is reported, never silently used. Checks marked
+// "twin-only" have no counterpart in CANN's adapter: there such a call's behaviour is undefined.
 #include <algorithm>
-#include <deque>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnn_mish_backward.h"
 #include "mish_grad_contract.h"
+#include "twin/handles.h"
 #include "twin/numeric_types.h"
 #include "twin/runtime.h"
+#include "twin/views.h"
 
 struct aclTensor {
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;  // in elements
     int64_t offset;                // in elements, from `data`
-    std::vector<int64_t> storageShape;
-    aclDataType dtype;
-    aclFormat format;
+    int32_t dtype;                 // an aclDataType value, checked
     uint8_t* data;
+    int64_t firstByte;             // the bytes the view can touch: [firstByte, endByte) from data
+    int64_t endByte;               // (0 and 0 for an empty view)
+    uint64_t generation;           // of the device allocation holding the storage (0: no storage)
 };
 
 namespace {
@@ -36,30 +42,33 @@ using mishgrad::kAclnnErrParamNullptr;
 using twin::Error;
 
 constexpr uint64_t kWorkspaceAlign = 32;
+constexpr uint64_t kMaxTensorDims = 64;
 
-std::set<const aclTensor*>& LiveTensors()
+twin::HandleTable<aclTensor>& Tensors()
 {
-    static std::set<const aclTensor*> tensors;
+    static twin::HandleTable<aclTensor> tensors;
     return tensors;
 }
 
+// Element size of the aclDataType values the twin defines; 0 for any other value.
 uint32_t ElementSize(int32_t dtype)
 {
     switch (dtype) {
         case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
         case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
         case ACL_DOUBLE: case ACL_INT64: case ACL_UINT64: return 8;
-        default: return 1;
+        case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
+        default: return 0;
     }
 }
 
-int64_t Elements(const std::vector<int64_t>& shape)
+bool IsKnownFormat(int32_t format)
 {
-    int64_t count = 1;
-    for (int64_t dim : shape) {
-        count *= dim;
+    switch (format) {
+        case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_ND: case ACL_FORMAT_NC1HWC0:
+        case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_FRACTAL_NZ: return true;
+        default: return false;
     }
-    return count;
 }
 
 float LoadFloat(int32_t dtype, const uint8_t* address)
@@ -80,28 +89,6 @@ void StoreFloat(int32_t dtype, uint8_t* address, float value)  // rounds to near
     }
 }
 
-// Calls visit(linear, elementOffset) for every element of `shape` in row-major order, where
-// elementOffset follows `strides` (a stride of 0 repeats an element: broadcasting).
-template <typename Visit>
-void ForEachElement(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t offset,
-                    Visit visit)
-{
-    const int64_t total = Elements(shape);
-    std::vector<int64_t> index(shape.size(), 0);
-    int64_t position = offset;
-    for (int64_t linear = 0; linear < total; ++linear) {
-        visit(linear, position);
-        for (size_t d = shape.size(); d-- > 0;) {
-            if (++index[d] < shape[d]) {
-                position += strides[d];
-                break;
-            }
-            position -= strides[d] * (shape[d] - 1);
-            index[d] = 0;
-        }
-    }
-}
-
 // Strides that read `tensor` as if it had `shape` (broadcast): aligned at the last dimension,
 // 0 where the tensor's dimension is 1 (or missing).
 std::vector<int64_t> BroadcastStrides(const aclTensor& tensor, const std::vector<int64_t>& shape)
@@ -114,6 +101,7 @@ std::vector<int64_t> BroadcastStrides(const aclTensor& tensor, const std::vector
     return strides;
 }
 
+// For a non-empty view (whose element count fits int64, so no product below can wrap).
 bool IsContiguous(const aclTensor& tensor)
 {
     int64_t expected = 1;
@@ -126,54 +114,57 @@ bool IsContiguous(const aclTensor& tensor)
     return true;
 }
 
-// Distinct view elements map to distinct storage elements. Sorting the dimensions by stride
-// proves it cheaply for the usual layouts; interleaved layouts that the quick test cannot
-// decide are checked element by element.
-bool HasNoInternalOverlap(const aclTensor& tensor)
+// The storage check of aclCreateTensor, in checked arithmetic: "" if the view lies inside
+// storageElements elements of `dtype` at tensorData, inside one live device allocation, else
+// why not. Fills the tensor's byte span and allocation generation.
+std::string PlaceView(aclTensor* tensor, const std::vector<int64_t>& storageShape)
 {
-    const int64_t total = Elements(tensor.shape);
-    if (total <= 1) {
-        return true;
+    const int64_t size = ElementSize(tensor->dtype);
+    int64_t viewElements = 0;
+    int64_t storageElements = 0;
+    int64_t storageBytes = 0;
+    int64_t last = 0;
+    if (!mishgrad::ElementCount(tensor->shape, &viewElements) ||
+        !mishgrad::ElementCount(storageShape, &storageElements) ||
+        __builtin_mul_overflow(storageElements, size, &storageBytes)) {
+        return "the view's or the storage's element count (or byte count) does not fit int64";
     }
-    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with size > 1
-    for (size_t d = 0; d < tensor.shape.size(); ++d) {
-        if (tensor.shape[d] > 1) {
-            dims.emplace_back(tensor.strides[d], tensor.shape[d]);
+    if (viewElements > 0) {
+        if (!twin::LastElement(tensor->shape, tensor->strides, tensor->offset, &last)) {
+            return "the view's last element lies beyond int64's range (strides or offset too large)";
         }
-    }
-    std::sort(dims.begin(), dims.end());
-    int64_t reach = 0;  // largest offset the smaller-stride dims span
-    bool proven = true;
-    for (const auto& [stride, size] : dims) {
-        if (stride == 0) {
-            return false;
+        if (last >= storageElements) {
+            return "the view reaches element " + std::to_string(last) + " but the storage holds " +
+                   std::to_string(storageElements) + " elements";
         }
-        proven = proven && stride > reach;
-        reach += stride * (size - 1);
+        tensor->firstByte = tensor->offset * size;  // offset <= last < storageElements: no overflow
+        tensor->endByte = (last + 1) * size;
     }
-    if (proven) {
-        return true;
+    if (storageBytes == 0) {
+        return "";
     }
-    constexpr int64_t kExhaustiveLimit = int64_t{1} << 26;
-    if (total > kExhaustiveLimit) {
-        return false;  // too large to decide exactly: treated as overlapping
+    if (reinterpret_cast<uintptr_t>(tensor->data) % static_cast<uintptr_t>(size) != 0) {
+        return "tensorData is not aligned to its dtype's " + std::to_string(size) + "-byte elements";
     }
-    std::vector<int64_t> positions;
-    positions.reserve(static_cast<size_t>(total));
-    ForEachElement(tensor.shape, tensor.strides, 0, [&](int64_t, int64_t position) { positions.push_back(position); });
-    std::sort(positions.begin(), positions.end());
-    return std::adjacent_find(positions.begin(), positions.end()) == positions.end();
+    const twin::Allocation* allocation = twin::FindAllocation(tensor->data, static_cast<uint64_t>(storageBytes));
+    if (allocation == nullptr) {
+        return "tensorData plus the storage's " + std::to_string(storageBytes) +
+               " bytes is not inside one device allocation (aclrtMalloc)";
+    }
+    tensor->generation = allocation->generation;
+    return "";
 }
 
-// The storage bytes a tensor's view can touch: [first, last) relative to data.
-std::pair<int64_t, int64_t> ViewSpan(const aclTensor& tensor)
+// Whether a tensor's storage is still the device memory it was created over: not freed, and
+// not freed and allocated again at the same address.
+bool StorageIsLive(const aclTensor& tensor)
 {
-    int64_t last = tensor.offset;
-    for (size_t d = 0; d < tensor.shape.size(); ++d) {
-        last += tensor.strides[d] * (tensor.shape[d] - 1);
+    if (tensor.endByte == tensor.firstByte) {
+        return true;  // touches no memory
     }
-    const int64_t size = ElementSize(tensor.dtype);
-    return {tensor.offset * size, (last + 1) * size};
+    const twin::Allocation* allocation = twin::FindAllocation(
+        tensor.data + tensor.firstByte, static_cast<uint64_t>(tensor.endByte - tensor.firstByte));
+    return allocation != nullptr && allocation->generation == tensor.generation;
 }
 
 // One input of the kernel: where it is read from, and whether it must be gathered first.
@@ -188,6 +179,7 @@ struct Operand {
 struct aclOpExecutor {
     bool empty = false;
     std::vector<int64_t> shape;
+    int64_t elements = 0;
     int32_t computeDtype = ACL_FLOAT;
     Operand grad{};
     Operand self{};
@@ -199,65 +191,77 @@ struct aclOpExecutor {
 
 namespace {
 
-std::set<const aclOpExecutor*>& LiveExecutors()
+twin::HandleTable<aclOpExecutor>& Executors()
 {
-    static std::set<const aclOpExecutor*> executors;
+    static twin::HandleTable<aclOpExecutor> executors;
     return executors;
 }
 
-// Executors that have run stay allocated for a while, so that a new executor never reuses the
-// address of one that ran and a second run of an old handle is reported as such.
-void Retire(std::unique_ptr<aclOpExecutor> executor)
+// Places a buffer of `elements` elements of `dtype` at the end of the workspace; false if the
+// workspace's size would not fit 64 bits.
+bool Reserve(uint64_t* workspace, int64_t elements, int32_t dtype, uint64_t* offset)
 {
-    static std::deque<std::unique_ptr<aclOpExecutor>> retired;
-    constexpr size_t kKept = 4096;
-    retired.push_back(std::move(executor));
-    if (retired.size() > kKept) {
-        retired.pop_front();
+    uint64_t bytes = 0;
+    uint64_t end = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(elements), ElementSize(dtype), &bytes) ||
+        __builtin_add_overflow(bytes, kWorkspaceAlign - 1, &bytes) ||
+        __builtin_add_overflow(*workspace, bytes / kWorkspaceAlign * kWorkspaceAlign, &end)) {
+        return false;
     }
+    *offset = *workspace;
+    *workspace = end;
+    return true;
 }
 
-uint64_t Reserve(uint64_t* workspace, uint64_t bytes)
+bool PlanInput(const aclTensor& tensor, aclOpExecutor* plan, Operand* operand, uint64_t* workspace)
 {
-    const uint64_t offset = *workspace;
-    *workspace += (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
-    return offset;
-}
-
-Operand PlanInput(const aclTensor& tensor, const std::vector<int64_t>& shape, int32_t computeDtype, uint64_t* workspace)
-{
-    const bool direct = tensor.dtype == computeDtype && tensor.shape == shape && IsContiguous(tensor);
-    Operand operand{tensor, !direct, 0};
-    if (!direct) {
-        operand.workspaceOffset = Reserve(workspace, Elements(shape) * ElementSize(computeDtype));
-    }
-    return operand;
+    const bool direct = tensor.dtype == plan->computeDtype && tensor.shape == plan->shape && IsContiguous(tensor);
+    *operand = Operand{tensor, !direct, 0};
+    return direct || Reserve(workspace, plan->elements, plan->computeDtype, &operand->workspaceOffset);
 }
 
 bool Overlaps(const aclTensor& a, const aclTensor& b)
 {
-    const auto [aFirst, aLast] = ViewSpan(a);
-    const auto [bFirst, bLast] = ViewSpan(b);
-    return a.data + aFirst < b.data + bLast && b.data + bFirst < a.data + aLast;
+    return a.data + a.firstByte < b.data + b.endByte && b.data + b.firstByte < a.data + a.endByte;
 }
 
-// A tensor's storage must still be live device memory when the plan runs.
-bool StorageIsLive(const aclTensor& tensor)
+// The kernel writes the output directly only where it is contiguous, of the computation dtype,
+// and shares no memory with an input it still has to read.
+bool OutputThroughWorkspace(const aclOpExecutor& plan, const aclTensor& out)
 {
-    const auto [first, last] = ViewSpan(tensor);
-    return twin::FindAllocation(tensor.data + first, static_cast<uint64_t>(last - first)) != nullptr;
+    const auto clashes = [&](const Operand& input) {
+        return !input.gather && Overlaps(out, input.view) &&
+               out.data + out.firstByte != input.view.data + input.view.firstByte;
+    };
+    return out.dtype != plan.computeDtype || !IsContiguous(out) || clashes(plan.grad) || clashes(plan.self);
+}
+
+// Fills in the plan's operands and workspace; false if the workspace's size does not fit.
+bool PlanWork(aclOpExecutor* plan, const aclTensor& gradOutput, const aclTensor& self, const aclTensor& gradInput)
+{
+    uint64_t workspace = 0;
+    if (!PlanInput(gradOutput, plan, &plan->grad, &workspace) || !PlanInput(self, plan, &plan->self, &workspace)) {
+        return false;
+    }
+    plan->outputThroughWorkspace = OutputThroughWorkspace(*plan, gradInput);
+    if (plan->outputThroughWorkspace &&
+        !Reserve(&workspace, plan->elements, plan->computeDtype, &plan->outputOffset)) {
+        return false;
+    }
+    plan->workspaceSize = workspace;
+    return true;
 }
 
 uint8_t* InputAddress(const Operand& operand, uint8_t* workspace, const std::vector<int64_t>& shape, int32_t dtype)
 {
     if (!operand.gather) {
-        return operand.view.data + operand.view.offset * ElementSize(operand.view.dtype);
+        return operand.view.data + operand.view.firstByte;
     }
     uint8_t* target = workspace + operand.workspaceOffset;
     const aclTensor& view = operand.view;
     const uint32_t from = ElementSize(view.dtype);
     const uint32_t to = ElementSize(dtype);
-    ForEachElement(shape, BroadcastStrides(view, shape), view.offset, [&](int64_t linear, int64_t position) {
+    twin::ForEachElement(shape, BroadcastStrides(view, shape), view.offset, [&](int64_t linear, int64_t position) {
         StoreFloat(dtype, target + linear * to, LoadFloat(view.dtype, view.data + position * from));
     });
     return target;
@@ -267,30 +271,59 @@ std::string Run(const aclOpExecutor& plan, uint8_t* workspace, void* stream)
 {
     for (const aclTensor* tensor : {&plan.grad.view, &plan.self.view, &plan.out}) {
         if (!StorageIsLive(*tensor)) {
-            return "a tensor's device memory was freed before aclnnMishBackward ran";
+            return "a tensor's device memory was freed before aclnnMishBackward ran (perhaps allocated again "
+                   "since; a twin-only check)";
         }
     }
     (void)stream;
-    const uint64_t n = static_cast<uint64_t>(Elements(plan.shape));
     uint8_t* grad = InputAddress(plan.grad, workspace, plan.shape, plan.computeDtype);
     uint8_t* self = InputAddress(plan.self, workspace, plan.shape, plan.computeDtype);
     const uint32_t outSize = ElementSize(plan.out.dtype);
-    uint8_t* result = plan.outputThroughWorkspace ? workspace + plan.outputOffset
-                                                  : plan.out.data + plan.out.offset * outSize;
-    const std::string error = twin::LaunchMishGrad(plan.computeDtype, grad, self, nullptr, result, n,
-                                                   twin::CurrentLaunchPlatform(), false, nullptr);
+    uint8_t* result = plan.outputThroughWorkspace ? workspace + plan.outputOffset : plan.out.data + plan.out.firstByte;
+    const std::string error =
+        twin::LaunchMishGrad(plan.computeDtype, grad, self, nullptr, result, static_cast<uint64_t>(plan.elements),
+                             twin::CurrentLaunchPlatform(), false, nullptr);
     if (!error.empty() || !plan.outputThroughWorkspace) {
         return error;
     }
     const uint32_t computeSize = ElementSize(plan.computeDtype);
-    ForEachElement(plan.shape, plan.out.strides, plan.out.offset, [&](int64_t linear, int64_t position) {
+    twin::ForEachElement(plan.shape, plan.out.strides, plan.out.offset, [&](int64_t linear, int64_t position) {
         StoreFloat(plan.out.dtype, plan.out.data + position * outSize,
                    LoadFloat(plan.computeDtype, result + linear * computeSize));
     });
     return "";
 }
 
+// aclCreateTensor's argument checks, before anything is stored: "" or what is wrong.
+std::string CheckTensorArguments(const int64_t* viewDims, uint64_t viewDimsNum, int32_t dtype, const int64_t* stride,
+                                 int64_t offset, int32_t format, const int64_t* storageDims, uint64_t storageDimsNum)
+{
+    if (viewDimsNum > kMaxTensorDims || storageDimsNum > kMaxTensorDims) {
+        return "more than " + std::to_string(kMaxTensorDims) + " dimensions";
+    }
+    if (ElementSize(dtype) == 0) {
+        return "dataType " + std::to_string(dtype) + " is not an aclDataType the twin defines";
+    }
+    if (!IsKnownFormat(format)) {
+        return "format " + std::to_string(format) + " is not an aclFormat the twin defines";
+    }
+    const auto negative = [](const int64_t* values, uint64_t count) {
+        return std::any_of(values, values + count, [](int64_t value) { return value < 0; });
+    };
+    if (negative(viewDims, viewDimsNum) || negative(stride, viewDimsNum) || negative(storageDims, storageDimsNum) ||
+        offset < 0) {
+        return "dims, strides and offset must not be negative";
+    }
+    return "";
+}
+
 }  // namespace
+
+namespace twin {
+
+void ReleaseAclnnResources() { Executors().Clear(); }
+
+}  // namespace twin
 
 extern "C" {
 
@@ -304,43 +337,22 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         Error(kAclnnErrParamNullptr, "aclCreateTensor: viewDims, stride and storageDims must not be null");
         return nullptr;
     }
-    if (viewDimsNum > 64 || storageDimsNum > 64) {
-        Error(kAclnnErrParamInvalid, "aclCreateTensor: too many dimensions");
+    const int32_t dtype = twin::RawEnum(dataType);
+    const std::string wrong = CheckTensorArguments(viewDims, viewDimsNum, dtype, stride, offset,
+                                                   twin::RawEnum(format), storageDims, storageDimsNum);
+    if (!wrong.empty()) {
+        Error(kAclnnErrParamInvalid, "aclCreateTensor: " + wrong);
         return nullptr;
     }
-    auto tensor = std::make_unique<aclTensor>();
-    tensor->shape.assign(viewDims, viewDims + viewDimsNum);
-    tensor->strides.assign(stride, stride + viewDimsNum);
-    tensor->storageShape.assign(storageDims, storageDims + storageDimsNum);
-    tensor->offset = offset;
-    tensor->dtype = dataType;
-    tensor->format = format;
-    tensor->data = static_cast<uint8_t*>(tensorData);
-    const auto negative = [](int64_t value) { return value < 0; };
-    if (std::any_of(tensor->shape.begin(), tensor->shape.end(), negative) ||
-        std::any_of(tensor->strides.begin(), tensor->strides.end(), negative) ||
-        std::any_of(tensor->storageShape.begin(), tensor->storageShape.end(), negative) || offset < 0) {
-        Error(kAclnnErrParamInvalid, "aclCreateTensor: dims, strides and offset must not be negative");
+    auto tensor = std::make_unique<aclTensor>(aclTensor{{viewDims, viewDims + viewDimsNum},
+                                                        {stride, stride + viewDimsNum},
+                                                        offset, dtype, static_cast<uint8_t*>(tensorData), 0, 0, 0});
+    const std::string misplaced = PlaceView(tensor.get(), {storageDims, storageDims + storageDimsNum});
+    if (!misplaced.empty()) {
+        Error(kAclnnErrParamInvalid, "aclCreateTensor: " + misplaced);
         return nullptr;
     }
-    const int64_t storageBytes = Elements(tensor->storageShape) * ElementSize(dataType);
-    if (Elements(tensor->shape) > 0) {
-        const auto [first, last] = ViewSpan(*tensor);
-        if (last > storageBytes) {
-            Error(kAclnnErrParamInvalid, "aclCreateTensor: the view reaches byte " + std::to_string(last) +
-                                             " but the storage holds " + std::to_string(storageBytes));
-            return nullptr;
-        }
-        (void)first;
-    }
-    if (storageBytes > 0 && twin::FindAllocation(tensorData, static_cast<uint64_t>(storageBytes)) == nullptr) {
-        Error(kAclnnErrParamInvalid,
-              "aclCreateTensor: tensorData plus the storage's " + std::to_string(storageBytes) +
-                  " bytes is not inside one device allocation (aclrtMalloc)");
-        return nullptr;
-    }
-    LiveTensors().insert(tensor.get());
-    return tensor.release();
+    return Tensors().Insert(std::move(tensor));
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* tensor)
@@ -349,10 +361,10 @@ aclnnStatus aclDestroyTensor(const aclTensor* tensor)
     if (tensor == nullptr) {
         return Error(kAclnnErrParamNullptr, "aclDestroyTensor: tensor is a null pointer");
     }
-    if (LiveTensors().erase(tensor) == 0) {
-        return Error(kAclnnErrParamInvalid, "aclDestroyTensor: not a live tensor from aclCreateTensor");
+    if (Tensors().Take(tensor) == nullptr) {
+        return Error(kAclnnErrParamInvalid,
+                     "aclDestroyTensor: not a live tensor from aclCreateTensor (destroyed already?)");
     }
-    delete tensor;
     return ACLNN_SUCCESS;
 }
 
@@ -360,97 +372,108 @@ aclnnStatus aclnnMishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
                                               uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
+    const char* api = "aclnnMishBackwardGetWorkspaceSize: ";
+    if (const std::string notReady = twin::RuntimeNotReady(); !notReady.empty()) {
+        return Error(ACLNN_ERR_RUNTIME_ERROR, api + notReady);
+    }
     if (workspaceSize == nullptr || executor == nullptr) {
-        return Error(kAclnnErrParamNullptr, "aclnnMishBackwardGetWorkspaceSize: workspaceSize and executor "
-                                            "must not be null");
+        return Error(kAclnnErrParamNullptr, std::string(api) + "workspaceSize and executor must not be null");
     }
     const aclTensor* tensors[] = {gradOutput, self, gradInput};
-    for (const aclTensor* tensor : tensors) {
-        if (tensor != nullptr && LiveTensors().count(tensor) == 0) {
-            return Error(kAclnnErrParamInvalid,
-                         "aclnnMishBackwardGetWorkspaceSize: a tensor argument is not a live tensor");
+    const aclTensor* live[3] = {};
+    for (int i = 0; i < 3; ++i) {
+        live[i] = Tensors().Find(tensors[i]);
+        if (tensors[i] != nullptr && live[i] == nullptr) {
+            return Error(kAclnnErrParamInvalid, std::string(api) + "a tensor argument is not a live tensor from "
+                                                                   "aclCreateTensor (a twin-only check)");
         }
     }
     const auto info = [](const aclTensor* tensor) {
         return tensor == nullptr ? mishgrad::TensorInfo{false, 0, {}}
                                  : mishgrad::TensorInfo{true, tensor->dtype, tensor->shape};
     };
-    const mishgrad::ContractResult contract = mishgrad::CheckMishBackward(info(gradOutput), info(self), info(gradInput));
+    const mishgrad::ContractResult contract = mishgrad::CheckMishBackward(info(live[0]), info(live[1]), info(live[2]));
     if (contract.status != mishgrad::kAclnnSuccess) {
-        return Error(contract.status, "aclnnMishBackwardGetWorkspaceSize: " + contract.message);
+        return Error(contract.status, api + contract.message);
     }
-    if (!HasNoInternalOverlap(*gradInput)) {
-        return Error(kAclnnErrParamInvalid,
-                     "aclnnMishBackwardGetWorkspaceSize: gradInput's view maps several elements to one "
-                     "memory location");
+    if (const std::string overlap = twin::SelfOverlapRefusal(live[2]->shape, live[2]->strides); !overlap.empty()) {
+        return Error(kAclnnErrParamInvalid, api + ("gradInput's view may map several elements to one memory "
+                                                   "location (a twin-only check): " + overlap));
     }
     auto plan = std::make_unique<aclOpExecutor>();
     plan->shape = contract.broadcastShape;
+    mishgrad::ElementCount(plan->shape, &plan->elements);  // gradInput's shape: counted by the contract
     plan->computeDtype = contract.computeDtype;
-    plan->out = *gradInput;
-    plan->grad.view = *gradOutput;
-    plan->self.view = *self;
-    plan->empty = Elements(plan->shape) == 0;
-    if (!plan->empty) {
-        uint64_t workspace = 0;
-        plan->grad = PlanInput(*gradOutput, plan->shape, plan->computeDtype, &workspace);
-        plan->self = PlanInput(*self, plan->shape, plan->computeDtype, &workspace);
-        // The kernel writes the output directly only where it is contiguous, of the computation
-        // dtype, and shares no memory with an input it still has to read.
-        plan->outputThroughWorkspace = gradInput->dtype != plan->computeDtype || !IsContiguous(*gradInput) ||
-                                       (!plan->grad.gather && Overlaps(*gradInput, *gradOutput) &&
-                                        gradInput->data + gradInput->offset != gradOutput->data + gradOutput->offset) ||
-                                       (!plan->self.gather && Overlaps(*gradInput, *self) &&
-                                        gradInput->data + gradInput->offset != self->data + self->offset);
-        if (plan->outputThroughWorkspace) {
-            plan->outputOffset = Reserve(&workspace, Elements(plan->shape) * ElementSize(plan->computeDtype));
-        }
-        plan->workspaceSize = workspace;
+    plan->out = *live[2];
+    plan->empty = plan->elements == 0;
+    if (!plan->empty && !PlanWork(plan.get(), *live[0], *live[1], *live[2])) {
+        return Error(kAclnnErrParamInvalid, std::string(api) + "the workspace would exceed 2^64 bytes");
     }
     *workspaceSize = plan->workspaceSize;
-    LiveExecutors().insert(plan.get());
-    *executor = plan.release();
-    twin::ClearError();
+    *executor = Executors().Insert(std::move(plan));
     return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnMishBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
 {
     std::unique_lock<std::mutex> lock(twin::AclMutex());
+    const std::string api = "aclnnMishBackward: ";
+    if (const std::string notReady = twin::RuntimeNotReady(); !notReady.empty()) {
+        return Error(ACLNN_ERR_RUNTIME_ERROR, api + notReady);
+    }
     if (executor == nullptr) {
-        return Error(kAclnnErrParamNullptr, "aclnnMishBackward: executor is a null pointer");
+        return Error(kAclnnErrParamNullptr, api + "executor is a null pointer");
     }
-    if (LiveExecutors().count(executor) == 0) {
-        return Error(kAclnnErrParamInvalid, "aclnnMishBackward: the executor is unknown or has already run "
-                                            "(an executor runs once)");
+    const aclOpExecutor* plan = Executors().Find(executor);
+    if (plan == nullptr) {
+        return Error(kAclnnErrParamInvalid, api + "the executor is unknown, destroyed or has already run (an "
+                                                  "executor runs once; a twin-only check)");
     }
-    if (workspaceSize < executor->workspaceSize) {
-        return Error(kAclnnErrParamInvalid, "aclnnMishBackward: workspaceSize " + std::to_string(workspaceSize) +
-                                                " is smaller than the " + std::to_string(executor->workspaceSize) +
+    if (workspaceSize < plan->workspaceSize) {
+        return Error(kAclnnErrParamInvalid, api + "workspaceSize " + std::to_string(workspaceSize) +
+                                                " is smaller than the " + std::to_string(plan->workspaceSize) +
                                                 " bytes GetWorkspaceSize reported");
     }
-    if (executor->workspaceSize > 0 && workspace == nullptr) {
-        return Error(kAclnnErrParamNullptr, "aclnnMishBackward: workspace is a null pointer");
+    if (plan->workspaceSize > 0 && workspace == nullptr) {
+        return Error(kAclnnErrParamNullptr, api + "workspace is a null pointer");
     }
-    if (executor->workspaceSize > 0 && twin::FindAllocation(workspace, executor->workspaceSize) == nullptr) {
-        return Error(kAclnnErrParamInvalid, "aclnnMishBackward: the workspace is not " +
-                                                std::to_string(executor->workspaceSize) +
+    if (plan->workspaceSize > 0 && twin::FindAllocation(workspace, plan->workspaceSize) == nullptr) {
+        return Error(kAclnnErrParamInvalid, api + "the workspace is not " + std::to_string(plan->workspaceSize) +
                                                 " bytes of device memory from aclrtMalloc");
     }
-    if (!twin::IsStream(stream)) {
-        return Error(kAclnnErrParamInvalid, "aclnnMishBackward: stream is not a live stream");
+    const uint32_t align = ElementSize(plan->computeDtype);
+    if (plan->workspaceSize > 0 && reinterpret_cast<uintptr_t>(workspace) % align != 0) {
+        return Error(kAclnnErrParamInvalid, api + "the workspace is not aligned to the " + std::to_string(align) +
+                                                "-byte elements it holds");
     }
-    std::unique_ptr<aclOpExecutor> plan(executor);
-    LiveExecutors().erase(executor);
-    if (!plan->empty) {
+    if (!twin::IsStream(stream)) {
+        return Error(kAclnnErrParamInvalid, api + "stream is not a live stream");
+    }
+    const std::unique_ptr<aclOpExecutor> owned = Executors().Take(executor);  // runs once
+    if (!owned->empty) {
         // The stream runs the task now; like the NPU, failures surface at aclrtSynchronizeStream.
-        const std::string error = Run(*plan, static_cast<uint8_t*>(workspace), stream);
+        const std::string error = Run(*owned, static_cast<uint8_t*>(workspace), stream);
         if (!error.empty()) {
             twin::FailStream(stream, error);
         }
     }
-    Retire(std::move(plan));
-    twin::ClearError();
+    return ACLNN_SUCCESS;
+}
+
+// CANN documents aclDestroyAclOpExecutor for executors made repeatable with
+// aclSetAclOpExecutorRepeatable (https://www.hiascend.com/document/detail/en/canncommercial/850/API/aolapi/operatorlist_00021.html),
+// which the twin does not implement; the twin also lets it free an executor that was planned
+// and will never run, which CANN does not document.
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor)
+{
+    std::lock_guard<std::mutex> lock(twin::AclMutex());
+    if (executor == nullptr) {
+        return Error(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: executor is a null pointer");
+    }
+    if (Executors().Take(executor) == nullptr) {
+        return Error(kAclnnErrParamInvalid, "aclDestroyAclOpExecutor: the executor is unknown, destroyed or has "
+                                            "already run (a twin-only check)");
+    }
     return ACLNN_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 // The CPU twin's subset of CANN's acl_base.h: the types, enums and status codes that
-// MishGrad's host code uses, with CANN's names and values (DESIGN §9).
+// MishGrad's host code uses, with CANN's names and values (CANN's acl_base.h and acl_base_rt.h,
+// error_codes/rt_error_codes.h).
 #ifndef MISHGRAD_TWIN_ACL_BASE_H
 #define MISHGRAD_TWIN_ACL_BASE_H
 
@@ -19,6 +20,7 @@ static const int ACL_ERROR_INVALID_PARAM = 100000;
 static const int ACL_ERROR_UNINITIALIZE = 100001;
 static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
 static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
 static const int ACL_ERROR_RT_PARAM_INVALID = 107000;
 static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
 static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
@@ -52,7 +54,8 @@ typedef enum {
     ACL_FORMAT_FRACTAL_NZ = 29,
 } aclFormat;
 
-// The message of the most recent error in this process ("" if none).
+// The calling thread's error messages since its last call, the latest first, and clears them
+// ("" if none). The pointer is valid until the thread's next call.
 const char* aclGetRecentErrMsg(void);
 
 #ifdef __cplusplus
