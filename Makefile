@@ -49,11 +49,25 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs tools kernel/tests
 	$(BIN)/ruff format mishgrad tests bench notebooks docs tools kernel/tests
 
+# gtest for the operator's unit tests: Debian's libgtest-dev, installed when missing (as root,
+# or through sudo), like the browser target below.
+GTEST_HEADER ?= /usr/include/gtest/gtest.h
+
+gtest:
+	@if [ ! -f "$(GTEST_HEADER)" ]; then \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
+
+# The operator's ops-nn-format unit tests (kernel/tests/ut) on the twin: tiling and
+# infershape in gtest, the kernel with golden data (mishgrad/ut.py).
+ut: $(STAMP) gtest
+	$(BIN)/python -m mishgrad.ut
+
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
-test: lint
-	@if [ "$$MISHGRAD_BACKEND" = ascend ] && [ -z "$$ASCEND_HOME_PATH" ]; then \
-		echo "MISHGRAD_BACKEND=ascend needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
-		exit 2; fi
+test: lint ut
+	@case "$$MISHGRAD_BACKEND" in ascend|ascend-builtin) if [ -z "$$ASCEND_HOME_PATH" ]; then \
+		echo "MISHGRAD_BACKEND=$$MISHGRAD_BACKEND needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
+		exit 2; fi;; esac
 	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS)
 
 notebooks: $(STAMP)

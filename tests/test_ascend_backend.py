@@ -70,7 +70,7 @@ def test_the_built_in_operator_is_an_explicit_choice(tmp_path, fresh_backends):
 def test_the_built_in_choice_names_what_is_missing(tmp_path, fresh_backends):
     cann = stand_in_cann(tmp_path, package=True, builtin=False)
     fresh_backends.setenv("ASCEND_HOME_PATH", str(cann))
-    with pytest.raises(OSError, match="libopapi_nn.so"):
+    with pytest.raises(OSError, match=r"libopapi_nn\.so"):
         acl.load_backend("ascend-builtin")
 
 
