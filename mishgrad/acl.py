@@ -233,8 +233,8 @@ def _cann_root() -> Path:
 def custom_opapi(root: Path) -> Path:
     """The installed aclnn library of this repository's operator under CANN at ``root``.
 
-    The package installs into ``opp/vendors/mishgrad_nn``, or, installed with
-    ``--install-path``, into a directory its ``set_env.bash`` lists in
+    The package's installer puts it into ``$ASCEND_OPP_PATH/vendors/mishgrad_nn`` (CANN's
+    ``opp``), or, with ``--install-path``, into a directory its ``set_env.bash`` adds to
     ``$ASCEND_CUSTOM_OPP_PATH``; the first that holds the library wins.
 
     Raises
@@ -245,8 +245,9 @@ def custom_opapi(root: Path) -> Path:
     """
     vendor_dirs = [Path(p) for p in os.environ.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]
     vendor_dirs = [p for p in vendor_dirs if p.name == opsnn.VENDOR_DIR]
+    opp = Path(os.environ.get("ASCEND_OPP_PATH", root / "opp"))
+    vendor_dirs.append(opp / "vendors" / opsnn.VENDOR_DIR)
     candidates = [p / "op_api" / "lib" / "libcust_opapi.so" for p in vendor_dirs]
-    candidates.append(root / opsnn.CUSTOM_OPAPI)
     for candidate in candidates:
         if candidate.exists():
             return candidate

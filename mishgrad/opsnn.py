@@ -12,7 +12,7 @@ Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
   ``<op>/op_host`` and ``<op>/op_host/../..``;
 - lines 488-512 (``add_modules_sources``): op_api sources get ``<op>/op_host/op_api``;
   infershape and op_def sources get no directory of the operator (lines 553-557, 581-590);
-- ``cmake/gen_ops_info.cmake`` lines 14-45 (``kernel_src_copy``): only the contents of
+- ``cmake/gen_ops_info.cmake`` lines 14-48 (``kernel_src_copy``): only the contents of
   ``<op>/op_kernel`` are copied to where the kernel is compiled;
 - ``cmake/variables.cmake`` line 23 and lines 73-93: a custom package of vendor ``NAME``
   installs into ``opp/vendors/NAME_nn``, its aclnn library into ``op_api/lib``.

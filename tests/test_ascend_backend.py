@@ -34,6 +34,7 @@ def stand_in_cann(root: Path, *, package: bool, builtin: bool) -> Path:
 def fresh_backends(monkeypatch):
     """No cached backend and no custom-package paths from the environment."""
     monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
+    monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
     acl._ascend_backend.cache_clear()
     yield monkeypatch
     acl._ascend_backend.cache_clear()
