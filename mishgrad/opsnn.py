@@ -20,6 +20,8 @@ Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 from typing import Final
 
@@ -66,3 +68,94 @@ def include_flags(target: str, op_dir: Path) -> list[str]:
 
     """
     return [f"-I{op_dir / folder}" for folder in INCLUDE_DIRS[target]]
+
+
+#: Which ops-nn target compiles each Ascend-side source (for :func:`include_report`).
+TARGETS: Final[dict[str, str]] = {
+    "op_kernel/mish_grad.cpp": "kernel",
+    "op_kernel/mish_grad.h": "kernel",
+    "op_host/mish_grad_def.cpp": "op_def",
+    "op_host/mish_grad_infershape.cpp": "infershape",
+    "op_host/mish_grad_tiling.cpp": "tiling",
+    "common/mish_grad_tiling.h": "tiling",
+    "op_host/op_api/aclnn_mish_backward.cpp": "op_api",
+    "op_host/op_api/mish_grad_l0.cpp": "op_api",
+    "common/mish_grad_contract.h": "op_api",
+    "examples/test_aclnn_mish_grad.cpp": "example",
+}
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+
+def resolve_include(source: Path, name: str, target: str, op_dir: Path) -> Path | None:
+    """Where ``#include "name"`` in ``source`` resolves within the operator, as ops-nn compiles it.
+
+    A quoted include is searched beside the including file first, then in the target's
+    directories. None means it is not the operator's file (CANN provides it, or nothing does).
+    """
+    for folder in (source.parent, *(op_dir / d for d in INCLUDE_DIRS[target])):
+        candidate = (folder / name).resolve()
+        if candidate.is_file() and candidate.is_relative_to(op_dir.resolve()):
+            return candidate
+    return None
+
+
+def include_report(op_dir: Path) -> list[tuple[str, str, str, str]]:
+    """Each quoted include of the Ascend-side sources: (file, target, include, resolved file).
+
+    The resolved file is relative to ``op_dir``, or ``CANN`` when the operator has no such file.
+    """
+    rows = []
+    for relative, target in TARGETS.items():
+        source = op_dir / relative
+        for name in _INCLUDE.findall(source.read_text()):
+            found = resolve_include(source, name, target, op_dir)
+            where = "CANN" if found is None else str(found.relative_to(op_dir.resolve()))
+            rows.append((relative, target, name, where))
+    return rows
+
+
+def purpose(path: Path) -> str:
+    """The first sentence of a file's leading comment or docstring: what the file is for."""
+    words: list[str] = []
+    for line in path.read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#!") or (not words and not stripped):
+            continue
+        text = stripped.lstrip("/#").strip().strip('"').strip()
+        if not text or (words and not stripped.startswith(("//", "#", '"""'))):
+            break
+        words.append(text)
+        sentence = " ".join(words)
+        if sentence.endswith((".", ":")) or ". " in sentence:
+            break
+    sentence = " ".join(words)
+    return sentence.split(". ")[0].rstrip(".:")
+
+
+def operator_files(op_dir: Path) -> list[Path]:
+    """The files that go into ops-nn: everything but the CPU twin and caches, sorted."""
+    return sorted(
+        p.relative_to(op_dir)
+        for p in op_dir.rglob("*")
+        if p.is_file() and p.relative_to(op_dir).parts[0] != "twin" and "__pycache__" not in p.parts
+    )
+
+
+def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool) -> Path:
+    """A folder laid out like an installed CANN whose libraries are copies of ``library``.
+
+    ``library`` must export the whole ABI (the twin's does). There is one file per role —
+    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``package`` this repository's
+    ``libcust_opapi.so`` under ``opp/vendors``, with ``builtin`` CANN's ``libopapi_nn.so`` — so
+    the dynamic linker's answer to "which file serves aclnnMishBackward" names exactly one.
+    Used to test, without an NPU, how the helper chooses the operator's library.
+    """
+    cann = root / "cann"
+    targets = [cann / "lib64" / "libascendcl.so", cann / "lib64" / "libnnopbase.so"]
+    targets += [cann / CUSTOM_OPAPI] if package else []
+    targets += [cann / "lib64" / "libopapi_nn.so"] if builtin else []
+    for target in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(library, target)
+    return cann

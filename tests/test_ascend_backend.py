@@ -1,8 +1,7 @@
 """MISHGRAD_BACKEND=ascend and ascend-builtin on a stand-in CANN install: which operator ran.
 
-The stand-in is a directory laid out like CANN whose libraries are copies of the twin library
-(it exports every function of the ABI), one file per role, so the dynamic linker's answer to
-"which file serves aclnnMishBackward" names exactly one of them.
+The stand-in (:func:`mishgrad.opsnn.stand_in_install`) is laid out like CANN, with copies of
+the twin library, one per role.
 """
 
 from __future__ import annotations
@@ -17,17 +16,7 @@ from mishgrad import acl, opsnn, twin
 
 def stand_in_cann(root: Path, *, package: bool, builtin: bool) -> Path:
     """CANN's runtime libraries, with our package and/or the built-in operator library."""
-    cann = root / "cann"
-    library = twin.build()
-    targets = [cann / "lib64" / "libascendcl.so", cann / "lib64" / "libnnopbase.so"]
-    if package:
-        targets.append(cann / opsnn.CUSTOM_OPAPI)
-    if builtin:
-        targets.append(cann / "lib64" / "libopapi_nn.so")
-    for target in targets:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(library, target)
-    return cann
+    return opsnn.stand_in_install(root, twin.build(), package=package, builtin=builtin)
 
 
 @pytest.fixture
