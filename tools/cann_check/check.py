@@ -14,7 +14,8 @@ intrinsics, libboundscheck's securec.h, the op compiler's per-op tiling header) 
 ``stubs/``, each file saying what it stands in for.
 
 The headers come from ``$CANN_HEADERS``: a directory, or a ``.tar.xz`` of the layout
-``asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/`` (CANN's open-source header trees).
+``asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/`` (CANN's open-source header trees). An
+installed CANN (``$ASCEND_HOME_PATH``) lays its headers out differently and is not used yet.
 They are never copied into the repository: their license limits their use to software for
 Ascend processors.
 
@@ -35,6 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from mishgrad import opsnn
 
@@ -181,29 +183,40 @@ def self_test(root: Path, kernel: Path, work: Path) -> list[str]:
     return failures
 
 
+def _stop(message: str) -> NoReturn:
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 @contextmanager
 def cann_headers() -> Iterator[Path]:
     """The header trees from ``$CANN_HEADERS`` (unpacked to a temporary folder if a tarball).
 
-    Raises
-    ------
-    SystemExit
-        With status 2 and the reason, if they cannot be found.
-
+    Exits with status 2, saying why, if they cannot be found.
     """
     given = os.environ.get("CANN_HEADERS")
     if not given:
-        raise SystemExit(
-            "cann-check: set CANN_HEADERS to a directory or .tar.xz of CANN's header trees "
-            "(asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/); .ci/run uses "
-            "../shared/cann/headers.tar.xz"
+        installed = os.environ.get("ASCEND_HOME_PATH")
+        _stop(
+            "cann-check: set CANN_HEADERS to a directory or .tar.xz of CANN's open-source "
+            "header trees (asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/)"
+            + (
+                f". The CANN installed at ASCEND_HOME_PATH={installed} is not used: its headers "
+                "are laid out differently, and this check has not been mapped onto that layout"
+                if installed
+                else ""
+            )
         )
     path = Path(given).resolve()
     if path.is_dir():
         yield path
         return
     if not path.is_file():
-        raise SystemExit(f"cann-check: CANN_HEADERS={given}: no such file or directory")
+        _stop(
+            f"cann-check: CANN_HEADERS={given} ({path}): no such file or directory. CI keeps "
+            "the headers' archive in a folder beside the clone; elsewhere point CANN_HEADERS "
+            "at your copy"
+        )
     with tempfile.TemporaryDirectory(prefix="cann-headers-") as folder:
         with tarfile.open(path) as archive:
             archive.extractall(folder, filter="data")
