@@ -20,8 +20,11 @@ Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -159,3 +162,34 @@ def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(library, target)
     return cann
+
+
+def probe_backend(cann: Path, kind: str, keep: tuple[str, ...] = ()) -> str:
+    """Which file serves ``aclnnMishBackward`` for ``MISHGRAD_BACKEND=kind`` under ``cann``.
+
+    Runs in a fresh Python process, as a program starting on that host would: the backend's
+    libraries are loaded with global scope (CANN's operator libraries resolve runtime symbols
+    through them), and in this process they would then stand in for the same symbols of every
+    library loaded later, the twin's included. Returns ``served by <path relative to cann>``,
+    or ``stops: <the error>``. The CANN variables that name other install folders are
+    cleared, unless listed in ``keep``.
+    """
+    script = "import sys; from mishgrad import acl; print(acl.load_backend(sys.argv[1]).served_by)"
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k in keep or k not in {"ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH", "MISHGRAD_BACKEND"}
+    }
+    environment["ASCEND_HOME_PATH"] = str(cann)
+    result = subprocess.run(
+        [sys.executable, "-c", script, kind],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode == 0:
+        served = Path(result.stdout.strip()).relative_to(cann.resolve())
+        return f"served by $ASCEND_HOME_PATH/{served}"
+    error = result.stderr.strip().splitlines()[-1].removeprefix("OSError: ")
+    return "stops: " + error
