@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test lint format notebooks bench twin example site browser test-site clean
+.PHONY: help venv lab test lint format notebooks bench twin example cann-check ut gtest site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
@@ -20,6 +20,8 @@ help:
 	@echo "make notebooks  re-execute every notebook top to bottom, storing outputs"
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
 	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
+	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
+	@echo "make ut         the operator's ops-nn-format unit tests (kernel/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make format     format the Python sources and notebooks with ruff"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
@@ -40,18 +42,32 @@ lab: $(STAMP)
 		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check mishgrad tests bench notebooks docs
-	$(BIN)/ruff format --check mishgrad tests bench notebooks docs
+	$(BIN)/ruff check mishgrad tests bench notebooks docs tools kernel/tests
+	$(BIN)/ruff format --check mishgrad tests bench notebooks docs tools kernel/tests
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs
-	$(BIN)/ruff format mishgrad tests bench notebooks docs
+	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs tools kernel/tests
+	$(BIN)/ruff format mishgrad tests bench notebooks docs tools kernel/tests
+
+# gtest for the operator's unit tests: Debian's libgtest-dev, installed when missing (as root,
+# or through sudo), like the browser target below.
+GTEST_HEADER ?= /usr/include/gtest/gtest.h
+
+gtest:
+	@if [ ! -f "$(GTEST_HEADER)" ]; then \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
+
+# The operator's ops-nn-format unit tests (kernel/tests/ut) on the twin: tiling and
+# infershape in gtest, the kernel with golden data (mishgrad/ut.py).
+ut: $(STAMP) gtest
+	$(BIN)/python -m mishgrad.ut
 
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
-test: lint
-	@if [ "$$MISHGRAD_BACKEND" = ascend ] && [ -z "$$ASCEND_HOME_PATH" ]; then \
-		echo "MISHGRAD_BACKEND=ascend needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
-		exit 2; fi
+test: lint ut
+	@case "$$MISHGRAD_BACKEND" in ascend|ascend-builtin) if [ -z "$$ASCEND_HOME_PATH" ]; then \
+		echo "MISHGRAD_BACKEND=$$MISHGRAD_BACKEND needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
+		exit 2; fi;; esac
 	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS)
 
 notebooks: $(STAMP)
@@ -71,6 +87,12 @@ twin: $(STAMP)
 # source against CANN.
 example: $(STAMP)
 	$(BIN)/python -m mishgrad.example
+
+# Every Ascend-side source compiled with g++ -fsyntax-only -Werror against CANN's own headers,
+# with ops-nn's include directories, plus a self-test of planted API misuses
+# (tools/cann_check/check.py). CANN_HEADERS: a directory or .tar.xz of CANN's header trees.
+cann-check: $(STAMP)
+	$(BIN)/python tools/cann_check/check.py
 
 # The site: Sphinx + myst-nb over the notebooks' stored outputs (nothing is executed), MathJax
 # copied from a pinned package, so it builds and renders offline. Warnings are errors.

@@ -8,13 +8,18 @@ signature; :func:`load_backend` decides only *which libraries* provide them:
     signatures; device memory is host memory.
 ``ascend``
     CANN's ``libascendcl.so`` (runtime) and ``libnnopbase.so`` (tensors), and for
-    ``aclnnMishBackward`` the installed custom vendor package's ``libcust_opapi.so`` when one
-    provides it, else CANN's built-in ``libopapi.so``.
+    ``aclnnMishBackward`` this repository's operator: the custom package's
+    ``libcust_opapi.so`` (``opp/vendors/mishgrad_nn``). Without the package it stops with an
+    error that says how to build and install it; it never falls back to CANN's operator.
+``ascend-builtin``
+    The same runtime, with CANN's built-in ``aclnnMishBackward`` (``libopapi_nn.so``; older
+    CANN: ``libopapi.so``): an explicit choice, to compare with.
 ``auto`` (default)
-    ``ascend`` when CANN's libraries load, else ``twin``.
+    ``ascend`` when CANN is installed, else ``twin``.
 
-Choose with ``MISHGRAD_BACKEND=auto|twin|ascend``. :attr:`Backend.libraries` says what was
-loaded. Status codes become :class:`AclError` (code, name and the library's message); every
+Choose with ``MISHGRAD_BACKEND=auto|twin|ascend|ascend-builtin``. :attr:`Backend.libraries`
+says what was loaded, :attr:`Backend.served_by` which file's ``aclnnMishBackward`` is bound.
+Status codes become :class:`AclError` (code, name and the library's message); every
 call is also available raw, returning its status, through :attr:`Session.lib`.
 """
 
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import glob
 import operator
 import os
 from collections.abc import Sequence
@@ -34,7 +38,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from . import twin
+from . import opsnn, twin
 from .dtypes import DTYPES
 from .platforms import Platform, platform
 
@@ -167,6 +171,30 @@ class Backend:
         """The library that provides ``aclnnMishBackward``."""
         return self.libraries["op"]
 
+    @property
+    def served_by(self) -> str:
+        """The file whose ``aclnnMishBackward`` the binding calls, as the dynamic linker says."""
+        return library_of(self.functions["aclnnMishBackward"])
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
+
+
+def library_of(function: ctypes._CFuncPtr) -> str:
+    """The shared library that holds ``function``'s code (``dladdr``)."""
+    dladdr = ctypes.CDLL(None).dladdr
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    info = _DlInfo()
+    if not dladdr(ctypes.cast(function, ctypes.c_void_p), ctypes.byref(info)):
+        raise OSError("dladdr found no library for the function")
+    return os.path.realpath(info.dli_fname.decode())
+
 
 def _bind(name: str, libraries: dict[str, ctypes.CDLL], paths: dict[str, str]) -> Backend:
     functions = {}
@@ -207,26 +235,75 @@ def _cann_root() -> Path:
     )
 
 
+def custom_opapi(root: Path) -> Path:
+    """The installed aclnn library of this repository's operator under CANN at ``root``.
+
+    The package's installer puts it into ``$ASCEND_OPP_PATH/vendors/mishgrad_nn`` (CANN's
+    ``opp``), or, with ``--install-path``, into a directory its ``set_env.bash`` adds to
+    ``$ASCEND_CUSTOM_OPP_PATH``; the first that holds the library wins.
+
+    Raises
+    ------
+    OSError
+        Naming where the library was looked for and how to build and install it.
+
+    """
+    vendor_dirs = [Path(p) for p in os.environ.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]
+    vendor_dirs = [p for p in vendor_dirs if p.name == opsnn.VENDOR_DIR]
+    opp = Path(os.environ.get("ASCEND_OPP_PATH", root / "opp"))
+    vendor_dirs.append(opp / "vendors" / opsnn.VENDOR_DIR)
+    candidates = [p / "op_api" / "lib" / "libcust_opapi.so" for p in vendor_dirs]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise OSError(
+        f"MISHGRAD_BACKEND=ascend runs this repository's operator, but its package is not "
+        f"installed: no {' or '.join(map(str, candidates))}. Build and install it from an "
+        f"ops-nn checkout (kernel/README.md): copy kernel/ to {opsnn.OPS_NN_OP_DIR}, then "
+        f"`{opsnn.BUILD_COMMAND} && {opsnn.INSTALL_COMMAND}`. To run CANN's built-in "
+        "operator instead, choose it explicitly: MISHGRAD_BACKEND=ascend-builtin"
+    )
+
+
+def builtin_opapi(root: Path) -> Path:
+    """CANN's built-in aclnn library (``libopapi_nn.so``; older CANN: ``libopapi.so``).
+
+    Raises
+    ------
+    OSError
+        Naming where it was looked for.
+
+    """
+    candidates = [
+        root / folder / name
+        for name in ("libopapi_nn.so", "libopapi.so")
+        for folder in ("lib64", "opp/lib64")
+    ]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise OSError(
+        f"MISHGRAD_BACKEND=ascend-builtin: CANN's operator library is not installed: no "
+        f"{' or '.join(map(str, candidates))} (install CANN's ops package)"
+    )
+
+
 @cache
-def _ascend_backend() -> Backend:
+def _ascend_backend(builtin: bool) -> Backend:
     root = _cann_root()
+    op_path = builtin_opapi(root) if builtin else custom_opapi(root)
     mode = ctypes.RTLD_GLOBAL  # the op libraries resolve runtime symbols from these
     paths = {
         "runtime": str(root / "lib64" / "libascendcl.so"),
         "tensors": str(root / "lib64" / "libnnopbase.so"),
+        "op": str(op_path),
     }
     libraries = {role: ctypes.CDLL(path, mode=mode) for role, path in paths.items()}
-    custom = sorted(
-        glob.glob(str(root / "opp" / "vendors" / "*" / "op_api" / "lib" / "libcust_opapi.so"))
-    )
-    for candidate in [*custom, str(root / "lib64" / "libopapi.so")]:
-        library = ctypes.CDLL(candidate, mode=mode)
-        if hasattr(library, "aclnnMishBackward"):
-            libraries["op"], paths["op"] = library, candidate
-            break
-    else:
-        raise OSError("no installed library provides aclnnMishBackward")
-    return _bind("ascend", libraries, paths)
+    return _bind("ascend-builtin" if builtin else "ascend", libraries, paths)
+
+
+#: Backend names for MISHGRAD_BACKEND.
+BACKENDS: Final = ("auto", "twin", "ascend", "ascend-builtin")
 
 
 def load_backend(kind: str | None = None) -> Backend:
@@ -237,20 +314,22 @@ def load_backend(kind: str | None = None) -> Backend:
     ValueError
         For an unknown backend name.
     OSError
-        If ``ascend`` is asked for and CANN's libraries cannot be loaded.
+        If ``ascend`` or ``ascend-builtin`` is asked for (or ``auto`` finds CANN) and CANN's
+        libraries or the operator's library cannot be found.
 
     """
     kind = kind or os.environ.get("MISHGRAD_BACKEND", "auto")
-    if kind == "twin":
-        return _twin_backend()
-    if kind == "ascend":
-        return _ascend_backend()
+    if kind not in BACKENDS:
+        raise ValueError(f"MISHGRAD_BACKEND must be one of {', '.join(BACKENDS)}, not {kind!r}")
     if kind == "auto":
         try:
-            return _ascend_backend()
+            _cann_root()
         except OSError:
             return _twin_backend()
-    raise ValueError(f"MISHGRAD_BACKEND must be auto, twin or ascend, not {kind!r}")
+        kind = "ascend"
+    if kind == "twin":
+        return _twin_backend()
+    return _ascend_backend(kind == "ascend-builtin")
 
 
 _INITIALIZED: set[str] = set()

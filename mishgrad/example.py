@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import twin
+from . import opsnn, twin
 
 SOURCE = twin.KERNEL_DIR / "examples" / "test_aclnn_mish_grad.cpp"
 FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror"]
@@ -35,9 +35,11 @@ def build() -> Path:
     binary = library.parent / f"test_aclnn_mish_grad-{digest}"
     if binary.exists():
         return binary
+    # twin/include stands in for $ASCEND_HOME_PATH/include; the rest is what ops-nn and
+    # run.sh give the example
     includes = [
         f"-I{twin.KERNEL_DIR / 'twin' / 'include'}",
-        f"-I{twin.KERNEL_DIR / 'op_host' / 'op_api'}",
+        *opsnn.include_flags("example", twin.KERNEL_DIR),
     ]
     partial = binary.with_suffix(f".{os.getpid()}.partial")
     command = [

@@ -36,7 +36,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from . import tiling
+from . import opsnn, tiling
 from .dtypes import as_dtype, dtype_name
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 
@@ -95,7 +95,10 @@ def _compiler() -> str:
 
 @dataclass(frozen=True)
 class BuildSpec:
-    """What to compile into one library: sources (each with its extra flags) and includes."""
+    """What to compile into one library: sources (each with its extra flags) and includes.
+
+    ``include_dirs`` are on every unit's path; a unit's own ``-I`` flags only on its own.
+    """
 
     name: str
     units: tuple[tuple[Path, tuple[str, ...]], ...]
@@ -110,7 +113,8 @@ class BuildSpec:
     def files(self) -> list[Path]:
         """Every file that can affect the build: the sources and all headers they may include."""
         files = {path for path, _ in self.units}
-        for folder in self.include_dirs:
+        unit_dirs = {Path(f[2:]) for _, extra in self.units for f in extra if f.startswith("-I")}
+        for folder in {*self.include_dirs, *unit_dirs, *(path.parent for path, _ in self.units)}:
             files.update(p for p in folder.rglob("*") if p.suffix in {".h", ".hpp", ".cpp"})
         return sorted(files)
 
@@ -148,22 +152,23 @@ def kernel_spec(flavour: str | None = None, root: Path = KERNEL_DIR) -> BuildSpe
     if flavour not in _FLAVOURS:
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
     root = _sources_root(Path(root))
-    twin_sources = sorted((root / "twin" / "src").glob("*.cpp"))
-    units = [(path, ()) for path in twin_sources]
+    # The twin's own sources also see the operator's headers; the kernel, an Ascend-side
+    # source, sees exactly what ops-nn gives it, so an include that ops-nn cannot resolve
+    # fails here too.
+    twin_private = tuple(
+        f"-I{root / folder}" for folder in ("op_kernel", "common", "op_host/op_api")
+    )
+    units = [(path, twin_private) for path in sorted((root / "twin" / "src").glob("*.cpp"))]
+    kernel_includes = tuple(opsnn.include_flags("kernel", root))
     units += [
         (
             root / "op_kernel" / "mish_grad.cpp",
-            (f"-DDTYPE_X={ctype}", f"-Dmish_grad=mish_grad_{suffix}"),
+            (*kernel_includes, f"-DDTYPE_X={ctype}", f"-Dmish_grad=mish_grad_{suffix}"),
         )
         for suffix, ctype in _KERNEL_TYPES.items()
     ]
-    includes = (
-        root / "twin" / "include",
-        root / "op_kernel",
-        root / "common",
-        root / "op_host" / "op_api",
-    )
-    return BuildSpec("mishgrad_twin", tuple(units), includes, flavour)
+    # twin/include stands in for CANN's headers (kernel_operator.h, acl/, aclnn/)
+    return BuildSpec("mishgrad_twin", tuple(units), (root / "twin" / "include",), flavour)
 
 
 def cache_root() -> Path:

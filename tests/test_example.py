@@ -109,8 +109,8 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
     """A directory laid out like CANN whose headers and operator library are the twin's.
 
     libascendcl and libnnopbase are empty (the twin library exports their functions too).
-    With ``vendor``, the operator comes from a custom vendor package; otherwise from CANN's
-    built-in operator headers and libopapi.so.
+    With ``vendor``, the operator comes from this repository's package (vendor mishgrad_nn);
+    otherwise from CANN's built-in operator headers and libopapi_nn.so.
     """
     compiler = os.environ.get("CXX", "g++")
     assert shutil.which(compiler), f"no C++ compiler {compiler}"
@@ -119,11 +119,13 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
     for folder in ("acl", "aclnn"):
         shutil.copytree(REPO / "kernel" / "twin" / "include" / folder, cann / "include" / folder)
     if vendor:
-        op_include = cann / "opp" / "vendors" / "mishgrad" / "op_api" / "include"
-        op_library = cann / "opp" / "vendors" / "mishgrad" / "op_api" / "lib" / "libcust_opapi.so"
+        op_include = cann / "opp" / "vendors" / "mishgrad_nn" / "op_api" / "include"
+        op_library = (
+            cann / "opp" / "vendors" / "mishgrad_nn" / "op_api" / "lib" / "libcust_opapi.so"
+        )
     else:
         op_include = cann / "include" / "aclnnop"
-        op_library = cann / "lib64" / "libopapi.so"
+        op_library = cann / "lib64" / "libopapi_nn.so"
     op_include.mkdir(parents=True)
     op_library.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h", op_include)
@@ -136,18 +138,32 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("vendor", "library"),
-    [(True, "libcust_opapi.so"), (False, "libopapi.so")],
-    ids=["vendor", "builtin"],
+    ("vendor", "backend", "library"),
+    [(True, "ascend", "libcust_opapi.so"), (False, "ascend-builtin", "libopapi_nn.so")],
+    ids=["package", "builtin"],
 )
-def test_run_sh_builds_and_runs_against_a_stand_in_cann(tmp_path, vendor, library):
+def test_run_sh_builds_and_runs_against_a_stand_in_cann(tmp_path, vendor, backend, library):
     cann = stand_in_cann(tmp_path, vendor)
     result = run(
         ["bash", str(RUN_SH)],
         ASCEND_HOME_PATH=str(cann),
+        MISHGRAD_BACKEND=backend,
         MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
         LD_LIBRARY_PATH=str(cann / "lib64"),  # what set_env.sh provides on a real host
     )
+    *program, served = result.stdout.splitlines()  # run.sh's last line: the linker's report
+    assert served.startswith(f"run.sh: aclnnMishBackward served by {cann}")
+    assert served.endswith(library)
+    result.stdout = "\n".join(program)
     check_example_output(result)
     assert f"operator library {library}" in result.stdout
     assert (tmp_path / "build" / "test_aclnn_mish_grad_cann").exists()
+
+
+def test_run_sh_without_the_package_stops_instead_of_using_cann_s_operator(tmp_path):
+    cann = stand_in_cann(tmp_path, vendor=False)  # only CANN's built-in operator
+    result = run(["bash", str(RUN_SH)], ASCEND_HOME_PATH=str(cann), MISHGRAD_BACKEND="ascend")
+    assert result.returncode == 1
+    assert "operator package is not installed" in result.stderr
+    assert "--ops=mish_grad --vendor_name=mishgrad" in result.stderr
+    assert "MISHGRAD_BACKEND=ascend-builtin" in result.stderr

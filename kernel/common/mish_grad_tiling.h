@@ -13,7 +13,8 @@
 
 #include <cstdint>
 
-#include "mish_grad_tiling_data.h"
+// Relative: ops-nn puts neither op_kernel/ nor common/ on any include path.
+#include "../op_kernel/mish_grad_tiling_data.h"
 
 namespace mishgrad {
 

@@ -13,12 +13,14 @@
 # Where things come from (CANN 8.x layout):
 #   environment  $ASCEND_HOME_PATH if set (set_env.sh already sourced), else the first of
 #                /usr/local/Ascend/cann/set_env.sh and /usr/local/Ascend/ascend-toolkit/set_env.sh
-#   headers      $ASCEND_HOME_PATH/include (acl/acl.h, aclnn/aclnn_base.h) and the op's
-#                aclnn_mish_backward.h: from an installed custom vendor package
-#                ($ASCEND_HOME_PATH/opp/vendors/<vendor>/op_api/include) if one provides it,
-#                else CANN's built-in operator headers ($ASCEND_HOME_PATH/include/aclnnop)
-#   libraries    libascendcl (runtime), libnnopbase (aclCreateTensor) and the op library:
-#                that vendor's libcust_opapi.so if present, else CANN's libopapi.so
+#   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/README.md):
+#                $ASCEND_HOME_PATH/opp/vendors/mishgrad_nn/op_api/{include,lib/libcust_opapi.so};
+#                without it the script stops and says how to build and install it.
+#                MISHGRAD_BACKEND=ascend-builtin chooses CANN's built-in operator instead
+#                (include/aclnnop, libopapi_nn.so; older CANN libopapi.so): never a fallback.
+#   libraries    libascendcl (runtime), libnnopbase (aclCreateTensor) and the op library
+#   proof        the dynamic linker's own report (LD_DEBUG=bindings) of the file that served
+#                aclnnMishBackward is printed after the run
 #   binary       build/examples/test_aclnn_mish_grad_cann (or under $MISHGRAD_BUILD_DIR)
 #   compiler     $CXX, default g++
 set -euo pipefail
@@ -62,25 +64,32 @@ cann="$ASCEND_HOME_PATH"
 [[ -f "$cann/include/acl/acl.h" ]] || die "no acl/acl.h under $cann/include: is the CANN toolkit installed?"
 command -v "$cxx" >/dev/null || die "no C++ compiler '$cxx' (install g++ or set CXX)"
 
-# --- The operator: a custom vendor package that provides aclnnMishBackward, or CANN's own ---
-op_include=""
-op_lib_dir="$cann/lib64"
-op_lib="opapi"
-for vendor in "$cann"/opp/vendors/*; do
-    if [[ -f "$vendor/op_api/include/aclnn_mish_backward.h" ]]; then
-        op_include="$vendor/op_api/include"
-        if [[ -f "$vendor/op_api/lib/libcust_opapi.so" ]]; then
-            op_lib_dir="$vendor/op_api/lib"
-            op_lib="cust_opapi"
-        fi
-        break
-    fi
-done
-if [[ -z "$op_include" ]]; then
+# --- The operator: this repository's package, or CANN's built-in one when asked for --------
+if [[ "${MISHGRAD_BACKEND:-ascend}" == ascend-builtin ]]; then
     op_include="$cann/include/aclnnop"
-    [[ -f "$op_include/aclnn_mish_backward.h" ]] ||
-        die "aclnn_mish_backward.h found neither in a custom vendor package ($cann/opp/vendors/*/op_api/include)
-  nor in CANN's operator headers ($op_include): install the ops package or this project's op package"
+    op_lib_dir=""
+    for candidate in "$cann/lib64/libopapi_nn.so" "$cann/opp/lib64/libopapi_nn.so" "$cann/lib64/libopapi.so"; do
+        if [[ -f "$candidate" ]]; then
+            op_lib_dir="$(dirname "$candidate")"
+            op_lib="$(basename "$candidate" .so)"
+            op_lib="${op_lib#lib}"
+            break
+        fi
+    done
+    [[ -n "$op_lib_dir" && -f "$op_include/aclnn_mish_backward.h" ]] ||
+        die "MISHGRAD_BACKEND=ascend-builtin: CANN's built-in operator (libopapi_nn.so and
+  include/aclnnop/aclnn_mish_backward.h under $cann) is not installed"
+else
+    vendor="$cann/opp/vendors/mishgrad_nn/op_api"
+    op_include="$vendor/include"
+    op_lib_dir="$vendor/lib"
+    op_lib="cust_opapi"
+    [[ -f "$op_lib_dir/libcust_opapi.so" && -f "$op_include/aclnn_mish_backward.h" ]] ||
+        die "this repository's operator package is not installed: no $op_lib_dir/libcust_opapi.so.
+  Build and install it from an ops-nn checkout (kernel/README.md): copy kernel/ to
+  experimental/activation/mish_grad, then
+  bash build.sh --pkg --experimental --soc=ascend910b --ops=mish_grad --vendor_name=mishgrad && bash build_out/cann-ops-nn-*.run
+  To run CANN's built-in operator instead: MISHGRAD_BACKEND=ascend-builtin bash kernel/examples/run.sh"
 fi
 echo "run.sh: operator header from $op_include"
 echo "run.sh: operator library lib$op_lib.so from $op_lib_dir"
@@ -96,4 +105,8 @@ mkdir -p "$build_dir"
     -L"$cann/lib64" -L"$op_lib_dir" -Wl,-rpath,"$op_lib_dir" \
     -l"$op_lib" -lnnopbase -lascendcl
 echo "run.sh: built $binary"
-"$binary"
+# The dynamic linker reports each symbol binding on stderr; keep the one for the API.
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "$binary"
+served="$(grep -h "normal symbol \`aclnnMishBackward'" "$build_dir"/bindings.* | sed -n 's/.* to \([^ ]*\) .*/\1/p' | head -n 1)"
+rm -f "$build_dir"/bindings.*
+echo "run.sh: aclnnMishBackward served by ${served:-(unknown)}"

@@ -178,8 +178,10 @@ int Run()
                                             &workspaceSize, &executor));
     std::printf("workspaceSize = %llu\n", static_cast<unsigned long long>(workspaceSize));
 
-    // Step 4: the workspace, exactly the size phase one asked for. Zero is common (same
-    // dtypes, contiguous tensors, no broadcasting) and then no memory is needed.
+    // Step 4: the workspace, exactly the size phase one asked for. On the NPU it is never
+    // zero: MishGrad's tiling always requests the workspace CANN's kernel library reserves
+    // (GetLibApiWorkSpaceSize). The twin's plan needs none and asks for zero, so allocate
+    // only when the size is positive.
     DeviceMemory workspace;
     if (workspaceSize > 0) {
         CHECK(aclrtMalloc(workspace.out(), workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST));

@@ -6,10 +6,10 @@
 
 #include <vector>
 
+#include "../../common/mish_grad_contract.h"  // relative: common/ is on no ops-nn include path
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/contiguous.h"
 #include "level0/broadcast_to.h"
-#include "mish_grad_contract.h"
 #include "mish_grad_l0.h"
 #include "opdev/op_dfx.h"
 #include "opdev/op_executor.h"
