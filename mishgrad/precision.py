@@ -1,9 +1,11 @@
-"""CANN's precision standard for experimental operators: MERE and MARE against a golden.
+"""CANN's precision standard for experimental operators, in both of its published versions.
 
 CANN's operator base library states how a contributed ("experimental") operator proves its
-accuracy (opbase ``docs/zh/ops_precision_standard/experimental_standard.md``; DESIGN §9).
-Each output element ``a`` is compared with a golden value ``g`` from a more precise
-reference through the relative error with a floor,
+accuracy, in ``docs/zh/ops_precision_standard/experimental_standard.md`` of cann/opbase.
+
+**As first released** (opbase commit ``6049643``, 2026-04-09; :data:`FIRST_RELEASE`), each
+output element ``a`` is compared with a golden value ``g`` from a more precise reference
+through the relative error with a floor,
 
     r = |a - g| / (|g| + 1e-7),
 
@@ -17,14 +19,17 @@ for every dtype, so the metric is relative for ``|g| >> 1e-7`` and absolute (err
 for ``|g| << 1e-7``. Near a zero of the output, between the two, a float32 result must be
 accurate to a tiny fraction of its own ULP to pass MARE (see :func:`allowed_abs_error`).
 
-A newer page of the same library (``mixed_tolerance_standard.md``) replaces the ratio with a
-per-element mixed tolerance ``|a - g| <= atol + rtol |g|`` (``atol = rtol = T``) and asks that
-at least 99 % of the elements meet it; :func:`matched_ratio` computes that share.
+**Since 2026-07-15** (opbase commit ``adbe441``, still in force at ``aa3cd74``;
+:data:`CURRENT`) the same page states a *mixed tolerance* instead: an element matches when
+``|a - g| <= atol + rtol |g|``, and a case passes when at least 99 % of its elements match and
+its largest absolute error stays below a hard cap, "1e-1 or 32 * ULP" for float16 (1e-0 for
+bfloat16, 1e-2 for float32). :data:`MIXED_TOLERANCES` is that page's table;
+:func:`mixed_tolerance` applies it, reading the cap as "at most the larger of the two".
 
 The golden here is the correctly rounded truth of :mod:`mishgrad.oracle`. Non-finite values,
-which the standard does not discuss, are handled as follows: equal values (including two
-NaNs or two infinities of one sign) count as error 0; any other pair with a NaN or an
-infinity counts as an infinite error.
+which neither version discusses, are handled as follows: equal values (including two NaNs or
+two infinities of one sign) count as error 0; any other pair with a NaN or an infinity counts
+as an infinite error.
 """
 
 from __future__ import annotations
@@ -46,8 +51,36 @@ MARE_FACTOR: Final = 10
 THRESHOLD_EXPONENTS: Final[dict[str, int]] = {"float32": -13, "float16": -10, "bfloat16": -7}
 #: The threshold T of each dtype.
 THRESHOLDS: Final[dict[str, float]] = {k: 2.0**e for k, e in THRESHOLD_EXPONENTS.items()}
-#: Share of elements that must meet the mixed tolerance (``mixed_tolerance_standard.md``).
+#: The standard's page as first released (MERE and MARE) and as in force now (mixed tolerance).
+FIRST_RELEASE: Final = (
+    "https://gitcode.com/cann/opbase/blob/6049643/docs/zh/ops_precision_standard/"
+    "experimental_standard.md"
+)
+CURRENT: Final = (
+    "https://gitcode.com/cann/opbase/blob/aa3cd74b7f6d772acd64ff48292a7e65a9bc8142/docs/zh/"
+    "ops_precision_standard/experimental_standard.md"
+)
+#: Share of elements that must meet the mixed tolerance (:data:`CURRENT`, section 2.2).
 REQUIRED_MATCHED_RATIO: Final = 0.99
+#: Largest absolute error allowed, in ULPs of the golden, besides the absolute cap.
+CAP_ULPS: Final = 32
+
+
+@dataclass(frozen=True)
+class MixedTolerance:
+    """One column of the current standard's table (:data:`CURRENT`, section 2.2)."""
+
+    rtol: float
+    atol: float
+    abs_cap: float
+
+
+#: The current standard's tolerances per dtype.
+MIXED_TOLERANCES: Final[dict[str, MixedTolerance]] = {
+    "float16": MixedTolerance(rtol=2.0**-9, atol=2.0**-9, abs_cap=1e-1),
+    "bfloat16": MixedTolerance(rtol=2.0**-6, atol=2.0**-6, abs_cap=1e-0),
+    "float32": MixedTolerance(rtol=2.0**-10, atol=2.0**-16, abs_cap=1e-2),
+}
 
 
 def threshold(dtype: npt.DTypeLike | str) -> float:
@@ -268,6 +301,20 @@ def margin(value: float, limit: float) -> str:
     return f"{side} by ≥ {10**decades:,}×"
 
 
+def _absolute_errors(actual: np.ndarray, golden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """|a - g| in float64 (0 where equal, NaNs included) and g, both flat."""
+    a = actual.astype(np.float64).ravel()
+    g = np.asarray(golden).astype(np.float64).ravel()
+    if a.shape != g.shape:
+        raise ValueError(f"actual has {a.size} elements, golden {g.size}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        error = np.abs(a - g)
+    equal = (a == g) | (np.isnan(a) & np.isnan(g))
+    error[equal] = 0.0
+    error[np.isnan(error)] = np.inf
+    return error, g
+
+
 def matched_ratio(
     actual: npt.ArrayLike,
     golden: npt.ArrayLike,
@@ -278,18 +325,14 @@ def matched_ratio(
 ) -> float:
     """Share of elements with ``|actual - golden| <= atol + rtol |golden|`` (mixed tolerance).
 
-    This is the per-element test of opbase's newer ``mixed_tolerance_standard.md``, where
-    ``rtol = atol = T`` and a case needs a share of at least :data:`REQUIRED_MATCHED_RATIO`
-    (that page adds a cap on the largest absolute error, not computed here).
-
     Parameters
     ----------
     actual, golden
         The output and its reference, of one size.
     dtype
-        Selects T; default ``actual``'s dtype.
+        Selects the tolerances of :data:`MIXED_TOLERANCES`; default ``actual``'s dtype.
     rtol, atol
-        Override the tolerances (default T each).
+        Override the table's tolerances.
 
     Returns
     -------
@@ -298,12 +341,56 @@ def matched_ratio(
 
     """
     actual = np.asarray(actual)
-    t = threshold(dtype if dtype is not None else actual.dtype)
-    rtol = t if rtol is None else rtol
-    atol = t if atol is None else atol
-    a = actual.astype(np.float64).ravel()
-    g = np.asarray(golden).astype(np.float64).ravel()
-    with np.errstate(invalid="ignore", over="ignore"):
-        close = np.abs(a - g) <= atol + rtol * np.abs(g)
-    close |= (a == g) | (np.isnan(a) & np.isnan(g))
+    column = MIXED_TOLERANCES[dtype_name(as_dtype(dtype if dtype is not None else actual.dtype))]
+    rtol = column.rtol if rtol is None else rtol
+    atol = column.atol if atol is None else atol
+    error, g = _absolute_errors(actual, golden)
+    with np.errstate(invalid="ignore"):
+        close = (error == 0) | (error <= atol + rtol * np.abs(g))  # equal NaNs have error 0
     return float(np.mean(close))
+
+
+@dataclass(frozen=True)
+class MixedToleranceReport:
+    """The current standard's verdict on one output (:func:`mixed_tolerance`)."""
+
+    dtype: str
+    matched_ratio: float
+    max_abs_error: float
+    cap_passed: bool
+
+    @property
+    def passed(self) -> bool:
+        """True if at least 99 % of the elements match and no error exceeds the cap."""
+        return self.matched_ratio >= REQUIRED_MATCHED_RATIO and self.cap_passed
+
+    @property
+    def verdict(self) -> str:
+        """``"pass"`` or ``"fail"``."""
+        return "pass" if self.passed else "fail"
+
+
+def mixed_tolerance(
+    actual: npt.ArrayLike, golden: npt.ArrayLike, dtype: npt.DTypeLike | str | None = None
+) -> MixedToleranceReport:
+    """Apply the current standard (:data:`CURRENT`) to one output.
+
+    The cap on the largest absolute error, "1e-1 or 32 * ULP" for float16, is read per element
+    as the larger of the two, with the ULP of the golden in the output dtype.
+    """
+    actual = np.asarray(actual)
+    dtype = as_dtype(dtype if dtype is not None else actual.dtype)
+    name = dtype_name(dtype)
+    error, g = _absolute_errors(actual, golden)
+    if error.size == 0:
+        raise ValueError("nothing to compare: the inputs are empty")
+    golden_in_dtype = g.astype(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ulp = np.abs(np.spacing(golden_in_dtype).astype(np.float64))
+        cap = np.maximum(MIXED_TOLERANCES[name].abs_cap, CAP_ULPS * np.nan_to_num(ulp))
+    return MixedToleranceReport(
+        name,
+        matched_ratio(actual, golden, dtype),
+        float(error.max()),
+        bool(np.all(error <= cap)),
+    )

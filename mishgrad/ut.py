@@ -34,6 +34,8 @@ from . import opsnn, twin
 BUILD_DIR: Final = twin.KERNEL_DIR.parent / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
 GTEST: Final = ["-lgtest", "-lgtest_main"]
+#: The twin sources a kernel UT links: virtual cores, and the numerics of Exp and Div.
+TWIN_CORE: Final = ("core.cpp", "numerics.cpp")
 KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
@@ -63,7 +65,10 @@ def programs(kernel: Path = twin.KERNEL_DIR) -> list[Program]:
     kernels = [
         Program(
             f"op_kernel_{name}",
-            (ut / "op_kernel" / "test_mish_grad.cpp", kernel / "twin" / "src" / "core.cpp"),
+            (
+                ut / "op_kernel" / "test_mish_grad.cpp",
+                *(kernel / "twin" / "src" / f for f in TWIN_CORE),
+            ),
             (*stand_ins, f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
         )
         for name, ctype in KERNEL_DTYPES.items()
@@ -98,7 +103,7 @@ def build(program: Program, kernel: Path = twin.KERNEL_DIR, folder: Path = BUILD
         [*command, "-o", partial.name], capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
-        os.unlink(partial.name)
+        Path(partial.name).unlink(missing_ok=True)  # the compiler may have removed it
         hint = " (gtest missing? `make gtest`)" if "gtest" in result.stderr else ""
         raise twin.TwinBuildError(f"building {program.name}{hint}:\n{result.stderr.strip()}")
     os.replace(partial.name, binary)

@@ -95,13 +95,46 @@ def test_allowed_abs_error():
 
 def test_matched_ratio():
     golden = np.array([0.0, 1.0, 2.0, np.nan], dtype=np.float32)
-    t = precision.threshold("float32")
-    actual = np.array([t, 1.0 + 2 * t, 2.0 + 2 * t, np.nan], dtype=np.float32)
+    column = precision.MIXED_TOLERANCES["float32"]
+    step = column.atol + 2 * column.rtol
+    actual = np.array([column.atol, 1.0 + step, 2.0 + step, np.nan], dtype=np.float32)
     # Element by element as the standard states it; equal NaNs match.
-    expected = np.abs(actual.astype(np.float64) - golden) <= t + t * np.abs(golden)
+    g64 = golden.astype(np.float64)
+    expected = np.abs(actual.astype(np.float64) - g64) <= column.atol + column.rtol * g64
     expected[3] = True
     assert precision.matched_ratio(actual, golden) == pytest.approx(np.mean(expected))
+    assert 0.25 < precision.matched_ratio(actual, golden) < 1
     assert precision.matched_ratio(actual, golden, rtol=0.0, atol=0.0) == pytest.approx(0.25)
+
+
+def test_mixed_tolerance_table_is_the_published_one():
+    # opbase experimental_standard.md at aa3cd74, section 2.2.
+    table = {name: (c.rtol, c.atol, c.abs_cap) for name, c in precision.MIXED_TOLERANCES.items()}
+    assert table == {
+        "float16": (2**-9, 2**-9, 0.1),
+        "bfloat16": (2**-6, 2**-6, 1.0),
+        "float32": (2**-10, 2**-16, 0.01),
+    }
+
+
+def test_mixed_tolerance_passes_at_99_percent_and_fails_on_the_cap():
+    golden = np.linspace(1.0, 2.0, 1000, dtype=np.float16)
+    actual = golden.copy()
+    actual[:10] += np.float16(0.25)  # 1 % outside the tolerance and above the 0.1 cap
+    report = precision.mixed_tolerance(actual, golden)
+    assert report.matched_ratio == pytest.approx(0.99)
+    assert not report.cap_passed and report.verdict == "fail"
+    actual[:10] = golden[:10] + np.float16(0.0625)  # outside the tolerance, inside the cap
+    report = precision.mixed_tolerance(actual, golden)
+    assert report.cap_passed and report.passed
+    actual[:11] = golden[:11] + np.float16(0.0625)  # one more element: 98.9 %
+    assert not precision.mixed_tolerance(actual, golden).passed
+
+
+def test_mixed_tolerance_cap_allows_32_ulps_of_a_large_golden():
+    golden = np.array([60000.0], dtype=np.float16)  # one float16 ULP here is 32
+    assert precision.mixed_tolerance(golden + np.float16(512), golden).cap_passed
+    assert not precision.mixed_tolerance(golden + np.float16(2048), golden).cap_passed
 
 
 def test_ours_passes_exhaustively_and_the_naive_form_does_not(exhaustive):

@@ -16,7 +16,7 @@
 //   t = P n / D,   1 - t = 2 Q^2 / D,   x sigmoid(x) = x P / sigma
 //   d = t + x sigmoid(x) (1 - t)(1 + t) = P (n + 4 x sigma Q^2 / D) / D
 // Two divisions, no cancellation except at the root of d (x0 = -1.19243), where a Taylor
-// polynomial in x - x0 takes over for float32 (RootWindow). P is applied as two factors of
+// polynomial in x - x0 takes over (RootWindow). P is applied as two factors of
 // exp(x / 2) at the very end, so d stays normal wherever the true d is, even where the
 // vector unit flushes a subnormal exp(x) to zero (x < -87.3).
 // With tanhx supplied, t is read instead: d = t + x sigmoid(x) (1 - t)(1 + t).
@@ -236,11 +236,9 @@ private:
         Mul(q, q, half, count);
         Div(q, q, e, count);
         Mul(d, q, half, count);       // d = P (n + 4 x sigma Q^2 / D) / D, P = half^2
-        if constexpr (!kWidened) {
-            // float16/bfloat16 round d to 8 or 11 bits, which hides the rational form's
-            // error at the root: only float32 needs the window (notebook 06).
-            RootWindow(d, x, a, e, positive, count);
-        }
+        // Every dtype: rounding d to float16 or bfloat16 does not hide the rational form's
+        // error at the root once grad * d is small (notebook 06).
+        RootWindow(d, x, a, e, positive, count);
     }
 
     // The one exponential, of a = min(-x, x / 2): E = exp(-x) for x > 0 and exp(x / 2) for

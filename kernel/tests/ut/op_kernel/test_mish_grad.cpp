@@ -1,7 +1,8 @@
 // Kernel unit test of MishGrad with golden data, in the form of ops-nn's op_kernel tests:
 // mish_grad_data/gen_data.py writes the inputs and the golden (the correctly rounded truth),
 // the kernel runs on the CPU with the tiling the host computes for Atlas A2, and
-// mish_grad_data/compare_data.py applies CANN's precision standard (MERE, MARE).
+// mish_grad_data/compare_data.py applies CANN's precision standard (the mixed tolerance in
+// force; MERE and MARE of its first release are printed too).
 //
 // Built once per dtype with -DDTYPE_X=float|half|bfloat16_t. Here it runs on the CPU twin
 // (make ut); in ops-nn under CANN's CPU debug mode (tikicpulib, build.sh -u --opkernel).
