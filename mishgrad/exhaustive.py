@@ -187,9 +187,7 @@ def _from_struct(row: RegionStats) -> Stats:
     return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in stats.items()}
 
 
-def check(
-    x: npt.ArrayLike, actual: npt.ArrayLike, threads: int | None = None
-) -> dict[str, Stats]:
+def check(x: npt.ArrayLike, actual: npt.ArrayLike, threads: int | None = None) -> dict[str, Stats]:
     """Statistics of ``actual`` (the kernel's d for float32 ``x``) per region of :data:`REGIONS`.
 
     Raises
@@ -260,18 +258,31 @@ def targets(regions: dict[str, Stats]) -> list[errors.Check]:
     limit = precision.MARE_FACTOR * t
     positive = regions[REGIONS[0]]["max_ulp"]
     return [
-        errors.Check("spurious NaN/Inf", everything["spurious_nonfinite"], "0",
-                     everything["spurious_nonfinite"] == 0),
+        errors.Check(
+            "spurious NaN/Inf",
+            everything["spurious_nonfinite"],
+            "0",
+            everything["spurious_nonfinite"] == 0,
+        ),
         errors.Check("wrong sign", everything["wrong_sign"], "0", everything["wrong_sign"] == 0),
-        errors.Check("normal d flushed to 0", everything["flushes"], "0",
-                     everything["flushes"] == 0),
-        errors.Check("max ULP, x ≥ 0", positive, f"≤ {MAX_ULP_POSITIVE:g}",
-                     positive <= MAX_ULP_POSITIVE),
-        errors.Check("max rel. error, d normal", everything["max_rel_error"],
-                     f"≤ {MAX_REL_ERROR_NORMAL:g}",
-                     everything["max_rel_error"] <= MAX_REL_ERROR_NORMAL),
-        errors.Check("max abs. error, d subnormal", everything["max_abs_error"], "≤ 2⁻¹²⁶",
-                     everything["max_abs_error"] <= MAX_ABS_ERROR_SUBNORMAL),
+        errors.Check(
+            "normal d flushed to 0", everything["flushes"], "0", everything["flushes"] == 0
+        ),
+        errors.Check(
+            "max ULP, x ≥ 0", positive, f"≤ {MAX_ULP_POSITIVE:g}", positive <= MAX_ULP_POSITIVE
+        ),
+        errors.Check(
+            "max rel. error, d normal",
+            everything["max_rel_error"],
+            f"≤ {MAX_REL_ERROR_NORMAL:g}",
+            everything["max_rel_error"] <= MAX_REL_ERROR_NORMAL,
+        ),
+        errors.Check(
+            "max abs. error, d subnormal",
+            everything["max_abs_error"],
+            "≤ 2⁻¹²⁶",
+            everything["max_abs_error"] <= MAX_ABS_ERROR_SUBNORMAL,
+        ),
         errors.Check("MERE (finite x)", mere(finite), "< 2⁻¹³", mere(finite) < t),
         errors.Check("MARE (finite x)", finite["mare"], "< 10·2⁻¹³", finite["mare"] < limit),
     ]

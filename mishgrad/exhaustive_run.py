@@ -1,0 +1,258 @@
+"""The kernel on the twin over every float32 input (``make exhaustive``): tiles and resuming.
+
+The 2**32 bit patterns (every ``stride``-th one, for a shorter run) are visited in tiles of
+consecutive patterns: each tile runs through the kernel (grad = 1, no tanhx) under one
+numerics model of the twin and through :func:`mishgrad.exhaustive.check`, and its
+statistics are merged into a summary that is written to disk after every tile. Memory
+stays at a few tiles' worth of arrays, and an interrupted run resumes at the first tile
+the summary does not contain. A summary records what it was computed from (the model, the
+stride and tile size, and the hashes of the twin library and of the oracle library, which
+name their build folders); if any of them changed, the run starts again from the first
+tile.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+import numpy as np
+
+from . import exhaustive, twin
+from .dtypes import float32
+
+#: Number of float32 bit patterns.
+PATTERNS: Final = 1 << 32
+#: Inputs per tile: 16 MiB per float32 array, about a tenth of a second of kernel time.
+DEFAULT_TILE: Final = 1 << 22
+#: Version of the summary file's layout (a summary of another layout is not resumed).
+SUMMARY_FORMAT: Final = 1
+
+Summary = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which bit patterns a run visits (every ``stride``-th from 0) and how many per tile."""
+
+    stride: int = 1
+    tile: int = DEFAULT_TILE
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.stride <= PATTERNS:
+            raise ValueError(f"stride must be in [1, 2**32], got {self.stride}")
+        if self.tile < 1:
+            raise ValueError(f"tile must be positive, got {self.tile}")
+
+    @property
+    def inputs(self) -> int:
+        """Number of inputs visited."""
+        return -(-PATTERNS // self.stride)
+
+    @property
+    def tiles(self) -> int:
+        """Number of tiles."""
+        return -(-self.inputs // self.tile)
+
+    def x(self, index: int) -> np.ndarray:
+        """The float32 inputs of tile ``index``."""
+        first = index * self.tile
+        keys = np.arange(first, min(first + self.tile, self.inputs), dtype=np.uint64)
+        return (keys * self.stride).astype(np.uint32).view(float32)
+
+
+def identity(model: str, plan: Plan) -> dict[str, Any]:
+    """What a summary is computed from; a summary is resumed only if this matches."""
+    return {
+        "format": SUMMARY_FORMAT,
+        "model": model,
+        "stride": plan.stride,
+        "tile": plan.tile,
+        "kernel": twin.build().parent.name,
+        "oracle": exhaustive.library_path().parent.name,
+    }
+
+
+def fresh_summary(ident: dict[str, Any]) -> Summary:
+    """A summary of no tile yet."""
+    regions = {name: exhaustive.empty_stats() for name in exhaustive.REGIONS}
+    return {"identity": ident, "tiles_done": 0, "seconds": 0.0, "regions": regions}
+
+
+def load_summary(path: Path, ident: dict[str, Any]) -> tuple[Summary, str]:
+    """The summary to continue from, and why: the stored one if it matches ``ident``."""
+    if not path.exists():
+        return fresh_summary(ident), "no summary yet"
+    try:
+        stored = json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return fresh_summary(ident), f"{path} is not valid JSON: starting again"
+    if stored.get("identity") != ident:
+        return fresh_summary(ident), f"{path} was computed from other inputs: starting again"
+    return stored, f"resuming at tile {stored['tiles_done']}"
+
+
+def save_summary(path: Path, summary: Summary) -> None:
+    """Write ``summary`` atomically (an interrupted write leaves the previous one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(summary, indent=1))
+    os.replace(partial, path)
+
+
+class Progress:
+    """A one-line progress bar on a terminal stream, redrawn after each tile."""
+
+    WIDTH: Final = 30
+
+    def __init__(self, label: str, plan: Plan, stream: TextIO = sys.stderr) -> None:
+        self.label, self.plan, self.stream = label, plan, stream
+
+    def __call__(self, done: int, inputs: int, seconds: float) -> None:
+        """Show ``done`` tiles; ``inputs`` and ``seconds`` are this run's so far (the rate)."""
+        total = self.plan.tiles
+        filled = self.WIDTH * done // total
+        rate = inputs / seconds if seconds > 0 else math.inf
+        left = max(self.plan.inputs - done * self.plan.tile, 0) / rate
+        self.stream.write(
+            f"\r{self.label:12s} [{'#' * filled}{'-' * (self.WIDTH - filled)}] "
+            f"{100 * done / total:5.1f} %  {rate:8.3g} inputs/s  {left:6.0f} s left"
+            + ("\n" if done == total else "")
+        )
+        self.stream.flush()
+
+
+def _undecided(regions: dict[str, exhaustive.Stats]) -> float | None:
+    return next((s["undecided_x"] for s in regions.values() if s["undecided"]), None)
+
+
+def sweep(
+    model: str,
+    plan: Plan,
+    path: Path,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> Summary:
+    """Run (or resume) ``model`` over ``plan``'s inputs, keeping the summary at ``path``.
+
+    Parameters
+    ----------
+    model
+        A numerics model of the twin (:data:`mishgrad.twin.NUMERICS_MODELS`).
+    plan
+        The inputs and tiles.
+    path
+        The summary file: read to resume, rewritten after every tile.
+    progress
+        Called after each tile with the tiles done, and the inputs and seconds of this run.
+
+    Raises
+    ------
+    ArithmeticError
+        If the oracle could not decide a rounding (names the x; the summary is not updated).
+
+    """
+    summary, _ = load_summary(path, identity(model, plan))
+    grad = np.ones(min(plan.tile, plan.inputs), dtype=float32)
+    inputs, seconds = 0, 0.0
+    for index in range(summary["tiles_done"], plan.tiles):
+        start = time.perf_counter()
+        x = plan.x(index)
+        out = twin.run_kernel(grad[: x.size], x, numerics=model).out
+        regions = exhaustive.check(x, out)
+        if (undecided := _undecided(regions)) is not None:
+            raise ArithmeticError(f"the oracle could not round d({undecided!r})")
+        summary["regions"] = exhaustive.merge_regions(summary["regions"], regions)
+        summary["tiles_done"] = index + 1
+        elapsed = time.perf_counter() - start
+        summary["seconds"] += elapsed
+        inputs, seconds = inputs + x.size, seconds + elapsed
+        save_summary(path, summary)
+        if progress is not None:
+            progress(index + 1, inputs, seconds)
+    return summary
+
+
+def result(summary: Summary) -> dict[str, Any]:
+    """One model's entry of the result file: time, statistics per region, target checks."""
+    return {
+        "seconds": summary["seconds"],
+        "regions": summary["regions"],
+        "targets": [asdict(check) for check in exhaustive.targets(summary["regions"])],
+    }
+
+
+def _cell(value: float | int | None, spec: str) -> str:
+    return (
+        "–"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else (format(value, spec))
+    )
+
+
+def region_table(regions: dict[str, exhaustive.Stats]) -> list[str]:
+    """Markdown rows: one region per row, and the finite and all-input totals."""
+    rows = dict(regions)
+    rows["all finite x"] = exhaustive.combined(regions, exhaustive.FINITE_REGIONS)
+    rows["all x"] = exhaustive.combined(regions)
+    lines = [
+        "| region | inputs | max ULP | % correctly rounded | MERE | MARE "
+        "| max rel. error (d normal) | max abs. error (d subnormal) | NaN/Inf | wrong sign "
+        "| flushes |",
+        "|" + "---|" * 11,
+    ]
+    for name, s in rows.items():
+        cells = [
+            name,
+            f"{s['count']:,}",
+            _cell(s["max_ulp"], ".0f"),
+            _cell(exhaustive.correctly_rounded_pct(s), ".4f"),
+            _cell(exhaustive.mere(s), ".2e"),
+            _cell(s["mare"], ".2e"),
+            _cell(s["max_rel_error"], ".2e"),
+            _cell(s["max_abs_error"], ".2e"),
+            f"{s['spurious_nonfinite']:,}",
+            f"{s['wrong_sign']:,}",
+            f"{s['flushes']:,}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The result file rendered as Markdown: the targets side by side, then a table per model."""
+    models = results["models"]
+    plan = results["plan"]
+    what = (
+        "every float32 bit pattern"
+        if plan["stride"] == 1
+        else (f"every {plan['stride']}th float32 bit pattern")
+    )
+    lines = [
+        f"Kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
+        f"({what}) against the correctly rounded d.",
+        "",
+        "| target | " + " | ".join(models) + " |",
+        "|---|" + "---|" * len(models),
+    ]
+    checks = [entry["targets"] for entry in models.values()]
+    for row in zip(*checks, strict=True):
+        verdicts = [f"{c['measured']:.3g} {'met' if c['met'] else 'MISSED'}" for c in row]
+        lines.append(f"| {row[0]['criterion']} {row[0]['target']} | " + " | ".join(verdicts) + " |")
+    for model, entry in models.items():
+        lines += ["", f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)", ""]
+        lines += region_table(entry["regions"])
+    return "\n".join(lines) + "\n"
+
+
+def write_results(results: dict[str, Any], stem: Path) -> None:
+    """Write ``results`` to ``stem``.json and its Markdown rendering to ``stem``.md."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    stem.with_suffix(".md").write_text(markdown(results))
