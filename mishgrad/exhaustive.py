@@ -116,8 +116,8 @@ def _load(path: Path) -> ctypes.CDLL:
     library.exhaustive_oracle.restype = ctypes.c_int64
     library.exhaustive_check.argtypes = [pointer, pointer, ctypes.c_uint64, pointer, pointer]
     library.exhaustive_check.restype = None
-    library.exhaustive_region.argtypes = [ctypes.c_float, ctypes.c_float, pointer]
-    library.exhaustive_region.restype = ctypes.c_uint32
+    library.exhaustive_regions.argtypes = [pointer, pointer, ctypes.c_uint64, pointer, pointer]
+    library.exhaustive_regions.restype = None
     library.exhaustive_region_count.restype = ctypes.c_uint32
     if library.exhaustive_region_count() != len(REGIONS):
         raise RuntimeError(f"{path.name} has other regions than mishgrad.exhaustive.REGIONS")
@@ -168,10 +168,17 @@ def oracle(x: npt.ArrayLike) -> np.ndarray:
     return out
 
 
-def region_of(x: float, d: float) -> str:
-    """The region of input ``x`` whose correctly rounded d(x) is ``d``."""
+def regions_of(x: npt.ArrayLike, d: npt.ArrayLike) -> np.ndarray:
+    """Index into :data:`REGIONS` of each float32 ``x`` whose correctly rounded d(x) is ``d``."""
+    x, d = _float32("x", x), _float32("d", d)
+    if x.size != d.size:
+        raise ValueError(f"x has {x.size} elements, d {d.size}: they must match")
+    out = np.empty(x.size, dtype=np.uint32)
     config = _config()
-    return REGIONS[_library().exhaustive_region(x, d, ctypes.byref(config))]
+    _library().exhaustive_regions(
+        x.ctypes.data, d.ctypes.data, x.size, ctypes.byref(config), out.ctypes.data
+    )
+    return out
 
 
 def empty_stats() -> Stats:

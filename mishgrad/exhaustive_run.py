@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -61,11 +62,18 @@ class Plan:
         """Number of tiles."""
         return -(-self.inputs // self.tile)
 
-    def x(self, index: int) -> np.ndarray:
-        """The float32 inputs of tile ``index``."""
+    @cached_property
+    def _steps(self) -> np.ndarray:
+        steps = np.arange(min(self.tile, self.inputs), dtype=np.uint64) * self.stride
+        return steps.astype(np.uint32)
+
+    def x(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The float32 inputs of tile ``index`` (their bits written into uint32 ``out``)."""
         first = index * self.tile
-        keys = np.arange(first, min(first + self.tile, self.inputs), dtype=np.uint64)
-        return (keys * self.stride).astype(np.uint32).view(float32)
+        size = min(self.tile, self.inputs - first)
+        bits = np.empty(size, dtype=np.uint32) if out is None else out[:size]
+        np.add(self._steps[:size], np.uint32(first * self.stride), out=bits)
+        return bits.view(float32)
 
 
 def identity(model: str, plan: Plan) -> dict[str, Any]:
@@ -159,13 +167,14 @@ def sweep(
 
     """
     summary, _ = load_summary(path, identity(model, plan))
-    grad = np.ones(min(plan.tile, plan.inputs), dtype=float32)
+    size = min(plan.tile, plan.inputs)
+    grad, bits, out = np.ones(size, float32), np.empty(size, np.uint32), np.empty(size, float32)
     inputs, seconds = 0, 0.0
     for index in range(summary["tiles_done"], plan.tiles):
         start = time.perf_counter()
-        x = plan.x(index)
-        out = twin.run_kernel(grad[: x.size], x, numerics=model).out
-        regions = exhaustive.check(x, out)
+        x = plan.x(index, bits)
+        twin.run_kernel(grad[: x.size], x, numerics=model, out=out[: x.size])
+        regions = exhaustive.check(x, out[: x.size])
         if (undecided := _undecided(regions)) is not None:
             raise ArithmeticError(f"the oracle could not round d({undecided!r})")
         summary["regions"] = exhaustive.merge_regions(summary["regions"], regions)

@@ -69,8 +69,9 @@ int64_t exhaustive_oracle(const float* x, float* out, uint64_t n, float* undecid
 void exhaustive_check(const float* x, const float* actual, uint64_t n, const ExhaustiveConfig* config,
                       ExhaustiveRegionStats* stats);
 
-// Region of one x with correctly rounded d (for tests).
-uint32_t exhaustive_region(float x, float d, const ExhaustiveConfig* config);
+// The region of each x, whose correctly rounded d(x) is d (for tests).
+void exhaustive_regions(const float* x, const float* d, uint64_t n, const ExhaustiveConfig* config,
+                        uint32_t* regions);
 
 uint32_t exhaustive_region_count(void) { return kRegionCount; }
 }
@@ -222,7 +223,10 @@ extern "C" void exhaustive_check(const float* x, const float* actual, uint64_t n
     });
 }
 
-extern "C" uint32_t exhaustive_region(float x, float d, const ExhaustiveConfig* config)
+extern "C" void exhaustive_regions(const float* x, const float* d, uint64_t n, const ExhaustiveConfig* config,
+                                   uint32_t* regions)
 {
-    return RegionOf(x, d, *config);
+    for (uint64_t i = 0; i < n; ++i) {
+        regions[i] = RegionOf(x[i], d[i], *config);
+    }
 }
