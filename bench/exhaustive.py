@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from mishgrad import exhaustive_run, twin
-from mishgrad.exhaustive_run import Plan
-
-ROOT = Path(__file__).resolve().parent.parent
-SUMMARIES = ROOT / "build" / "exhaustive"
-RESULTS = ROOT / "bench" / "results" / "exhaustive"
+from mishgrad.exhaustive_run import REPOSITORY, RESULTS, SUMMARIES, Plan
 
 
 def arguments() -> argparse.Namespace:
@@ -46,7 +41,7 @@ def main() -> int:
     stem = RESULTS if plan.stride == 1 else SUMMARIES / f"results-stride{plan.stride}"
     exhaustive_run.write_results(results, stem)
     print(exhaustive_run.markdown(results))
-    print(f"written: {stem.relative_to(ROOT)}.json and .md", file=sys.stderr)
+    print(f"written: {stem.relative_to(REPOSITORY)}.json and .md", file=sys.stderr)
     met = all(check["met"] for entry in models.values() for check in entry["targets"])
     return 0 if met else 1
 

@@ -31,6 +31,11 @@ from .dtypes import float32
 
 #: Number of float32 bit patterns.
 PATTERNS: Final = 1 << 32
+#: The repository's folder (the package is installed editable from it).
+REPOSITORY: Final = Path(__file__).resolve().parent.parent
+#: The stored result of the full run (``.json``, and its table as ``.md``), and the summaries.
+RESULTS: Final = REPOSITORY / "bench" / "results" / "exhaustive"
+SUMMARIES: Final = REPOSITORY / "build" / "exhaustive"
 #: Inputs per tile: 16 MiB per float32 array, about a tenth of a second of kernel time.
 DEFAULT_TILE: Final = 1 << 22
 #: Version of the summary file's layout (a summary of another layout is not resumed).
@@ -258,6 +263,11 @@ def markdown(results: dict[str, Any]) -> str:
         lines += ["", f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)", ""]
         lines += region_table(entry["regions"])
     return "\n".join(lines) + "\n"
+
+
+def load_results(stem: Path = RESULTS) -> dict[str, Any]:
+    """The result file written by :func:`write_results` (default: the stored full run)."""
+    return json.loads(stem.with_suffix(".json").read_text())
 
 
 def write_results(results: dict[str, Any], stem: Path) -> None:

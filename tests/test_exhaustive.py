@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mishgrad import dtypes, errors, exhaustive, exhaustive_run, oracle, precision, samples, twin
 from mishgrad.exhaustive_run import Plan
-
-RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results" / "exhaustive.json"
 
 
 def neighbours(value: float, count: int) -> np.ndarray:
@@ -240,7 +237,7 @@ def test_every_256th_input_meets_the_targets(stride_results, model):
 
 
 def test_the_stored_table_covers_every_input_under_every_model():
-    results = json.loads(RESULTS.read_text())
+    results = exhaustive_run.load_results()
     check_result_layout(results, list(twin.NUMERICS_MODELS))
     assert results["plan"] == {"stride": 1, "inputs": 1 << 32}
     assert math.isclose(
