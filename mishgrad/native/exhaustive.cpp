@@ -148,8 +148,8 @@ void Accumulate(float x, float a, const oracle32::Rounded& truth, const Exhausti
         s.undecided += 1;
         s.undecidedX = x;
     }
-    if (std::memcmp(&a, &g, sizeof a) == 0) {
-        // The common case, correctly rounded: every error is 0.
+    if (a == g || (std::isnan(a) && std::isnan(g))) {
+        // The common case, correctly rounded (+0 and -0 are one value): every error is 0.
         s.count += 1;
         s.correctlyRounded += 1;
         s.withinOneUlp += 1;
