@@ -11,7 +11,10 @@ library.
 Environment variables: ``CXX`` (compiler, default ``g++``), ``MISHGRAD_CACHE`` (cache
 root, default ``~/.cache/mishgrad``), ``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``;
 the asan flavour adds AddressSanitizer and UndefinedBehaviorSanitizer and must run in a
-process started with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``).
+process started with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``),
+``MISHGRAD_TWIN_NUMERICS`` (how the kernel's ``Exp`` and ``Div`` round, one of
+:data:`NUMERICS_MODELS`, default ``ieee``; read by :func:`run_kernel` and by the twin's
+``aclnnMishBackward`` at each launch; see ``kernel/twin/include/twin/numerics.h``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,15 @@ KERNEL_DIR: Final = Path(__file__).resolve().parent.parent / "kernel"
 
 #: aclDataType values of the supported dtypes (DESIGN §9).
 ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
+
+#: The numerics models of the twin's Exp and Div, in ``MishGradTwinNumerics`` order: ``ieee``
+#: (C library expf, IEEE division), ``hardware`` (faithful, either float32 neighbour of the
+#: exact value, subnormal results flushed to zero), ``adversarial`` (faithful, always the
+#: farther neighbour, flushed likewise). :mod:`mishgrad.vector_math` is their NumPy twin.
+NUMERICS_MODELS: Final = ("ieee", "hardware", "adversarial")
+
+#: The environment variable that chooses the numerics model when a launch does not.
+NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
 
 _FLAVOURS: Final = {
     "release": ["-O2"],
@@ -251,6 +263,7 @@ class TwinConfig(ctypes.Structure):
         ("selectScratchBegin", ctypes.c_uint64),
         ("hostThreads", ctypes.c_uint32),
         ("trace", ctypes.c_uint32),
+        ("numerics", ctypes.c_uint32),
     ]
 
 
@@ -309,6 +322,11 @@ def _load(path: Path) -> ctypes.CDLL:
         c.POINTER(TwinConfig),
     ]
     library.mishgrad_twin_launch.restype = c.c_int32
+    floats = c.POINTER(c.c_float)
+    library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
+    library.mishgrad_twin_exp.restype = c.c_int32
+    library.mishgrad_twin_div.argtypes = [floats, floats, floats, c.c_uint64, c.c_uint32]
+    library.mishgrad_twin_div.restype = c.c_int32
     library.mishgrad_twin_last_error.restype = c.c_char_p
     library.mishgrad_twin_trace_size.restype = c.c_uint64
     library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
@@ -341,6 +359,40 @@ def native_tiling(
     return data.as_plan()
 
 
+def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str) -> np.ndarray:
+    arrays = [np.ascontiguousarray(operand) for operand in operands]
+    if any(array.dtype != np.float32 for array in arrays):
+        raise TypeError(f"the operands of {name} must be float32")
+    if any(array.shape != arrays[0].shape for array in arrays):
+        raise ValueError(f"the operands of {name} must have one shape")
+    out = np.empty_like(arrays[0])
+    pointer = ctypes.POINTER(ctypes.c_float)
+    function = getattr(library(), f"mishgrad_twin_{name}")
+    model = NUMERICS_MODELS.index(numerics_model(numerics))
+    status = function(*(array.ctypes.data_as(pointer) for array in (*arrays, out)), out.size, model)
+    if status != 0:
+        raise KernelError(f"mishgrad_twin_{name} returned status {status}")
+    return out
+
+
+def native_exp(x: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
+    """The twin's C++ ``Exp`` (what ``AscendC::Exp`` computes) on float32 ``x``.
+
+    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.vector_math.exp` is the
+    NumPy equivalent.
+    """
+    return _native_math("exp", [x], numerics)
+
+
+def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
+    """The twin's C++ ``Div`` (what ``AscendC::Div`` computes) on float32 ``a / b``.
+
+    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.vector_math.div` is the
+    NumPy equivalent.
+    """
+    return _native_math("div", [a, b], numerics)
+
+
 @dataclass(frozen=True)
 class KernelRun:
     """One launch on the twin: the output, the plan it ran with, and its trace."""
@@ -355,6 +407,26 @@ def _trace() -> np.ndarray:
     events = (TraceEvent * lib.mishgrad_twin_trace_size())()
     copied = lib.mishgrad_twin_trace_copy(events, len(events))
     return np.frombuffer(bytes(events), dtype=TRACE_DTYPE, count=copied).copy()
+
+
+def numerics_model(numerics: str | None = None) -> str:
+    """The numerics model a launch uses: ``numerics``, else ``$MISHGRAD_TWIN_NUMERICS``, else ieee.
+
+    Raises
+    ------
+    ValueError
+        If ``numerics`` or the environment variable (when it decides) names no model of
+        :data:`NUMERICS_MODELS`; an empty variable counts as unset.
+
+    """
+    if numerics is None:
+        numerics = os.environ.get(NUMERICS_VARIABLE) or "ieee"
+        source = NUMERICS_VARIABLE
+    else:
+        source = "numerics"
+    if numerics not in NUMERICS_MODELS:
+        raise ValueError(f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}")
+    return numerics
 
 
 def _contiguous(name: str, array: npt.ArrayLike, dtype: np.dtype, size: int) -> np.ndarray:
@@ -377,6 +449,7 @@ def run_kernel(
     trace: bool = False,
     plan: tiling.TilingPlan | None = None,
     out: np.ndarray | None = None,
+    numerics: str | None = None,
 ) -> KernelRun:
     """Run the MishGrad kernel on the CPU twin.
 
@@ -397,15 +470,20 @@ def run_kernel(
         A tiling plan to use instead of the C++ tiling's (for experiments in notebooks).
     out
         A C-contiguous array of x's dtype and size to write into (default: a new one).
+    numerics
+        How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
+        ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
 
     Raises
     ------
     KernelError
         If the kernel breaks a hardware rule (the message names the AscendC call).
     ValueError
-        For mismatched dtypes or sizes, unsupported dtypes or an empty input.
+        For mismatched dtypes or sizes, unsupported dtypes, an empty input or an unknown
+        numerics model.
 
     """
+    model = NUMERICS_MODELS.index(numerics_model(numerics))
     x = np.asarray(x)
     dtype = as_dtype(x.dtype)
     if x.size == 0:
@@ -424,7 +502,11 @@ def run_kernel(
     elif out.dtype != dtype or out.size != x.size or not out.flags.c_contiguous:
         raise ValueError("out must be a C-contiguous array of x's dtype and size")
     config = TwinConfig(
-        chip.ub_bytes, chip.select_scratch_begin, host_threads or os.cpu_count() or 1, int(trace)
+        chip.ub_bytes,
+        chip.select_scratch_begin,
+        host_threads or os.cpu_count() or 1,
+        int(trace),
+        model,
     )
     status = library().mishgrad_twin_launch(
         ACL_DTYPES[dtype_name(dtype)],
@@ -443,7 +525,7 @@ def run_kernel(
 def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:
     """Build and load another library against the twin headers (used by the misuse tests)."""
     base = kernel_spec(flavour)
-    runtime = tuple(unit for unit in base.units if unit[0].name == "core.cpp")
+    runtime = tuple(unit for unit in base.units if unit[0].name in {"core.cpp", "numerics.cpp"})
     spec = BuildSpec(
         name, runtime + tuple((Path(s), ()) for s in sources), base.include_dirs, base.flavour
     )

@@ -12,8 +12,10 @@
 //   - CompareScalar needs whole 256-byte repeats; Select's tensor modes need their scratch
 //     area free;
 //   - Cast implements every RoundMode.
-// Known differences from the hardware (documented in notebook 04): Exp is the C library's
-// expf, not the vector unit's approximation; Div is IEEE division; Max/Min propagate NaN.
+// Known differences from the hardware (documented in notebook 04): under the default `ieee`
+// numerics Exp is the C library's expf, not the vector unit's approximation, and Div is IEEE
+// division; the `hardware` and `adversarial` models make them faithful and flush subnormal
+// results, as AscendC documents (twin/numerics.h). Max/Min propagate NaN.
 #ifndef MISHGRAD_TWIN_KERNEL_OPERATOR_H
 #define MISHGRAD_TWIN_KERNEL_OPERATOR_H
 
@@ -25,6 +27,7 @@
 
 #include "twin/core.h"
 #include "twin/numeric_types.h"
+#include "twin/numerics.h"
 
 // Kernel-language keywords: meaningful to the NPU compiler, empty on the host.
 #define __aicore__
@@ -653,7 +656,8 @@ void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count)
 template <typename T>
 void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count)
 {
-    detail::Unary("Exp", dst, src, count, [](float v) { return std::exp(v); });
+    const twin::Numerics numerics = twin::Current().platform.numerics;
+    detail::Unary("Exp", dst, src, count, [numerics](float v) { return twin::ModelExp(v, numerics); });
 }
 
 template <typename T>
@@ -705,7 +709,9 @@ void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 template <typename T>
 void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
 {
-    detail::Binary("Div", dst, src0, src1, count, [](float a, float b) { return a / b; });
+    const twin::Numerics numerics = twin::Current().platform.numerics;
+    detail::Binary("Div", dst, src0, src1, count,
+                   [numerics](float a, float b) { return twin::ModelDiv(a, b, numerics); });
 }
 
 template <typename T>

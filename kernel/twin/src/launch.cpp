@@ -115,11 +115,17 @@ std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx
     if (status != mishgrad::TilingStatus::kOk) {
         return "the tiling failed with status " + std::to_string(static_cast<int32_t>(status));
     }
+    // The aclnn ABI has no place for a numerics model: the environment chooses it.
+    twin::Numerics numerics = twin::Numerics::kIeee;
+    std::string error;
+    if (!twin::NumericsFromEnvironment(&numerics, &error)) {
+        return error;
+    }
     launch.grad = static_cast<uint8_t*>(grad);
     launch.x = static_cast<uint8_t*>(x);
     launch.tanhx = static_cast<uint8_t*>(tanhx);
     launch.xGrad = static_cast<uint8_t*>(xGrad);
-    return RunWithTiling(launch, size, twin::Platform{platform.ubBytes, platform.selectScratchBegin},
+    return RunWithTiling(launch, size, twin::Platform{platform.ubBytes, platform.selectScratchBegin, numerics},
                          platform.hostThreads, tracing, trace);
 }
 
@@ -142,15 +148,43 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     if (tiling->blockDim == 0 || config->ubBytes == 0 || config->ubBytes % 32 != 0) {
         return Finish(kTwinBadArgument, "blockDim must be positive and ubBytes a positive multiple of 32");
     }
+    if (config->numerics >= twin::kNumericsCount) {
+        return Finish(kTwinBadArgument, "numerics is " + std::to_string(config->numerics) +
+                                            ", not ieee (0), hardware (1) or adversarial (2)");
+    }
     launch.grad = static_cast<uint8_t*>(const_cast<void*>(grad));
     launch.x = static_cast<uint8_t*>(const_cast<void*>(x));
     launch.tanhx = static_cast<uint8_t*>(const_cast<void*>(tanhx));
     launch.xGrad = static_cast<uint8_t*>(xGrad);
     launch.tiling = *tiling;
+    const twin::Platform platform{config->ubBytes, config->selectScratchBegin,
+                                  static_cast<twin::Numerics>(config->numerics)};
     std::vector<twin::TraceEvent> trace;
-    const std::string error = RunWithTiling(launch, size, twin::Platform{config->ubBytes, config->selectScratchBegin},
-                                            config->hostThreads, config->trace != 0, &trace);
+    const std::string error =
+        RunWithTiling(launch, size, platform, config->hostThreads, config->trace != 0, &trace);
     return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace));
+}
+
+extern "C" int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics)
+{
+    if (numerics >= twin::kNumericsCount || (n > 0 && (x == nullptr || out == nullptr))) {
+        return kTwinBadArgument;
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        out[i] = twin::ModelExp(x[i], static_cast<twin::Numerics>(numerics));
+    }
+    return kTwinOk;
+}
+
+extern "C" int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n, uint32_t numerics)
+{
+    if (numerics >= twin::kNumericsCount || (n > 0 && (a == nullptr || b == nullptr || out == nullptr))) {
+        return kTwinBadArgument;
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        out[i] = twin::ModelDiv(a[i], b[i], static_cast<twin::Numerics>(numerics));
+    }
+    return kTwinOk;
 }
 
 extern "C" const char* mishgrad_twin_last_error(void)

@@ -16,6 +16,14 @@ struct MishGradTwinConfig {
     uint64_t selectScratchBegin;  // start of Select's scratch area in UB (0: none)
     uint32_t hostThreads;         // host threads that run the virtual cores
     uint32_t trace;               // 1: record every API call
+    uint32_t numerics;            // MishGradTwinNumerics: how Exp and Div round
+};
+
+// How the twin's Exp and Div round (twin/numerics.h gives the model and its sources).
+enum MishGradTwinNumerics : uint32_t {
+    kNumericsIeee = 0,         // libm expf, IEEE division (correctly rounded)
+    kNumericsHardware = 1,     // faithful: either float32 neighbour of the exact value
+    kNumericsAdversarial = 2,  // faithful, always the neighbour farther from the exact value
 };
 
 enum MishGradTwinStatus : int32_t {
@@ -32,6 +40,12 @@ int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int32_t hasTan
 // (0 float, 1 float16, 27 bfloat16); tanhx may be null when tiling->hasTanhx is 0.
 int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, const void* tanhx, void* xGrad,
                              const MishGradTilingData* tiling, const MishGradTwinConfig* config);
+
+// The twin's vector Exp (out = exp(x)) and Div (out = a / b) on n floats, rounded as
+// `numerics` (a MishGradTwinNumerics) says: the arithmetic AscendC::Exp and AscendC::Div use,
+// for comparison with mishgrad.vector_math. kTwinBadArgument for an unknown model.
+int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics);
+int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n, uint32_t numerics);
 
 // The message of the last failed launch ("" after a successful one).
 const char* mishgrad_twin_last_error(void);

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "twin/numerics.h"
+
 namespace twin {
 
 class KernelError : public std::runtime_error {
@@ -30,6 +32,7 @@ public:
 struct Platform {
     uint64_t ubBytes;             // physical UB per vector core
     uint64_t selectScratchBegin;  // Select's tensor modes use [this, ubBytes); 0: no such area
+    Numerics numerics = Numerics::kIeee;  // how Exp and Div round (twin/numerics.h)
 };
 
 // One recorded API call. Offsets are UB byte offsets, or -1 where not applicable.
