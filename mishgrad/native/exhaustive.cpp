@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <thread>
@@ -65,7 +66,7 @@ struct ExhaustiveRegionStats {
 int64_t exhaustive_oracle(const float* x, float* out, uint64_t n, float* undecidedX);
 
 // Adds the errors of `actual` (the kernel's output for x) to stats[thread][region] for
-// config->threads rows of kRegionCount regions (zeroed by the caller).
+// config->threads rows of kRegionCount regions (set up by the caller: zeros, worst x NaN).
 void exhaustive_check(const float* x, const float* actual, uint64_t n, const ExhaustiveConfig* config,
                       ExhaustiveRegionStats* stats);
 
