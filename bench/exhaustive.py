@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mishgrad import exhaustive_run, twin
-from mishgrad.exhaustive_run import REPOSITORY, RESULTS, SUMMARIES, Plan
+from mishgrad import exhaustive_report, exhaustive_run, twin
+from mishgrad.exhaustive_run import REPOSITORY, SUMMARIES, Plan
 
 
 def arguments() -> argparse.Namespace:
@@ -36,11 +36,15 @@ def main() -> int:
         _, why = exhaustive_run.load_summary(path, exhaustive_run.identity(model, plan))
         print(f"{model}: {plan.inputs:,} inputs in {plan.tiles} tiles; {why}", file=sys.stderr)
         summary = exhaustive_run.sweep(model, plan, path, exhaustive_run.Progress(model, plan))
-        models[model] = exhaustive_run.result(summary)
+        models[model] = exhaustive_report.result(summary)
     results = {"plan": {"stride": plan.stride, "inputs": plan.inputs}, "models": models}
-    stem = RESULTS if plan.stride == 1 else SUMMARIES / f"results-stride{plan.stride}"
-    exhaustive_run.write_results(results, stem)
-    print(exhaustive_run.markdown(results))
+    stem = (
+        exhaustive_report.RESULTS
+        if plan.stride == 1
+        else SUMMARIES / f"results-stride{plan.stride}"
+    )
+    exhaustive_report.write(results, stem)
+    print(exhaustive_report.markdown(results))
     print(f"written: {stem.relative_to(REPOSITORY)}.json and .md", file=sys.stderr)
     met = all(check["met"] for entry in models.values() for check in entry["targets"])
     return 0 if met else 1

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -33,8 +33,7 @@ from .dtypes import float32
 PATTERNS: Final = 1 << 32
 #: The repository's folder (the package is installed editable from it).
 REPOSITORY: Final = Path(__file__).resolve().parent.parent
-#: The stored result of the full run (``.json``, and its table as ``.md``), and the summaries.
-RESULTS: Final = REPOSITORY / "bench" / "results" / "exhaustive"
+#: Where the summaries of runs are kept.
 SUMMARIES: Final = REPOSITORY / "build" / "exhaustive"
 #: Inputs per tile: 16 MiB per float32 array, about a tenth of a second of kernel time.
 DEFAULT_TILE: Final = 1 << 22
@@ -191,87 +190,3 @@ def sweep(
         if progress is not None:
             progress(index + 1, inputs, seconds)
     return summary
-
-
-def result(summary: Summary) -> dict[str, Any]:
-    """One model's entry of the result file: time, statistics per region, target checks."""
-    return {
-        "seconds": summary["seconds"],
-        "regions": summary["regions"],
-        "targets": [asdict(check) for check in exhaustive.targets(summary["regions"])],
-    }
-
-
-def _cell(value: float | int | None, spec: str) -> str:
-    return (
-        "–"
-        if value is None or (isinstance(value, float) and math.isnan(value))
-        else (format(value, spec))
-    )
-
-
-def region_table(regions: dict[str, exhaustive.Stats]) -> list[str]:
-    """Markdown rows: one region per row, and the finite and all-input totals."""
-    rows = dict(regions)
-    rows["all finite x"] = exhaustive.combined(regions, exhaustive.FINITE_REGIONS)
-    rows["all x"] = exhaustive.combined(regions)
-    lines = [
-        "| region | inputs | max ULP | % correctly rounded | MERE | MARE "
-        "| max rel. error (d normal) | max abs. error (d subnormal) | NaN/Inf | wrong sign "
-        "| flushes |",
-        "|" + "---|" * 11,
-    ]
-    for name, s in rows.items():
-        cells = [
-            name,
-            f"{s['count']:,}",
-            _cell(s["max_ulp"], ".0f"),
-            _cell(exhaustive.correctly_rounded_pct(s), ".4f"),
-            _cell(exhaustive.mere(s), ".2e"),
-            _cell(s["mare"], ".2e"),
-            _cell(s["max_rel_error"], ".2e"),
-            _cell(s["max_abs_error"], ".2e"),
-            f"{s['spurious_nonfinite']:,}",
-            f"{s['wrong_sign']:,}",
-            f"{s['flushes']:,}",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def markdown(results: dict[str, Any]) -> str:
-    """The result file rendered as Markdown: the targets side by side, then a table per model."""
-    models = results["models"]
-    plan = results["plan"]
-    what = (
-        "every float32 bit pattern"
-        if plan["stride"] == 1
-        else (f"every {plan['stride']}th float32 bit pattern")
-    )
-    lines = [
-        f"Kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
-        f"({what}) against the correctly rounded d.",
-        "",
-        "| target | " + " | ".join(models) + " |",
-        "|---|" + "---|" * len(models),
-    ]
-    checks = [entry["targets"] for entry in models.values()]
-    for row in zip(*checks, strict=True):
-        verdicts = [f"{c['measured']:.3g} {'met' if c['met'] else 'MISSED'}" for c in row]
-        lines.append(f"| {row[0]['criterion']} {row[0]['target']} | " + " | ".join(verdicts) + " |")
-    for model, entry in models.items():
-        lines += ["", f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)", ""]
-        lines += region_table(entry["regions"])
-    return "\n".join(lines) + "\n"
-
-
-def load_results(stem: Path = RESULTS) -> dict[str, Any]:
-    """The result file written by :func:`write_results` (default: the stored full run)."""
-    return json.loads(stem.with_suffix(".json").read_text())
-
-
-def write_results(results: dict[str, Any], stem: Path) -> None:
-    """Write ``results`` to ``stem``.json and its Markdown rendering to ``stem``.md."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    stem.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    stem.with_suffix(".md").write_text(markdown(results))

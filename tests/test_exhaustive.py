@@ -9,7 +9,17 @@ import math
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, errors, exhaustive, exhaustive_run, oracle, precision, samples, twin
+from mishgrad import (
+    dtypes,
+    errors,
+    exhaustive,
+    exhaustive_report,
+    exhaustive_run,
+    oracle,
+    precision,
+    samples,
+    twin,
+)
 from mishgrad.exhaustive_run import Plan
 
 
@@ -202,7 +212,7 @@ def check_result_layout(results: dict, models: list[str]) -> None:
             assert set(stats) == set(exhaustive.empty_stats())
         criteria = [check.criterion for check in exhaustive.targets(entry["regions"])]
         assert [c["criterion"] for c in entry["targets"]] == criteria
-    table = exhaustive_run.markdown(results)
+    table = exhaustive_report.markdown(results)
     for criterion in criteria:
         assert sum(line.startswith(f"| {criterion} ") for line in table.splitlines()) == 1
     for name in exhaustive.REGIONS:
@@ -215,11 +225,11 @@ def stride_results(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("exhaustive")
     plan = Plan(stride=256)
     models = {
-        model: exhaustive_run.result(exhaustive_run.sweep(model, plan, folder / f"{model}.json"))
+        model: exhaustive_report.result(exhaustive_run.sweep(model, plan, folder / f"{model}.json"))
         for model in twin.NUMERICS_MODELS
     }
     results = {"plan": {"stride": plan.stride, "inputs": plan.inputs}, "models": models}
-    exhaustive_run.write_results(results, folder / "results")
+    exhaustive_report.write(results, folder / "results")
     return results
 
 
@@ -237,7 +247,7 @@ def test_every_256th_input_meets_the_targets(stride_results, model):
 
 
 def test_the_stored_table_covers_every_input_under_every_model():
-    results = exhaustive_run.load_results()
+    results = exhaustive_report.load()
     check_result_layout(results, list(twin.NUMERICS_MODELS))
     assert results["plan"] == {"stride": 1, "inputs": 1 << 32}
     assert math.isclose(
