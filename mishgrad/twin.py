@@ -425,7 +425,9 @@ def numerics_model(numerics: str | None = None) -> str:
     else:
         source = "numerics"
     if numerics not in NUMERICS_MODELS:
-        raise ValueError(f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}")
+        raise ValueError(
+            f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}"
+        )
     return numerics
 
 

@@ -147,7 +147,9 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         result = np.where(
             np.abs(x) < _EXP_NEAR_ZERO,
             _exp_near_zero(x, key, model),
-            _pick(_exp_double(np.clip(x, _EXP_UNDERFLOW, _EXP_OVERFLOW)), _EXP_TOLERANCE, key, model),
+            _pick(
+                _exp_double(np.clip(x, _EXP_UNDERFLOW, _EXP_OVERFLOW)), _EXP_TOLERANCE, key, model
+            ),
         )
         result = np.where(x == 0, np.float32(1), result)
         result = np.where(x < _EXP_UNDERFLOW, np.float32(0), result)
