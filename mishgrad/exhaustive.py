@@ -46,7 +46,7 @@ REGIONS: Final = (
 FINITE_REGIONS: Final = REGIONS[:-1]
 
 # Issue 9's float32 targets, to hold under every numerics model.
-#: Largest ULP error for x >= 0 (a faithful Exp and Div may each cost about one ULP).
+#: Largest ULP error for x >= 0 (issue 9 relaxes 2 to 4 for a faithful Exp and Div).
 MAX_ULP_POSITIVE: Final = 4.0
 #: Largest relative error where the correctly rounded d is a normal float32.
 MAX_REL_ERROR_NORMAL: Final = 1e-5

@@ -168,6 +168,9 @@ def sweep(
     ------
     ArithmeticError
         If the oracle could not decide a rounding (names the x; the summary is not updated).
+    RuntimeError
+        If the sources of the twin or the oracle change during the run (the tile is not
+        counted: a summary never mixes two kernels).
 
     """
     summary, _ = load_summary(path, identity(model, plan))
@@ -181,6 +184,11 @@ def sweep(
         regions = exhaustive.check(x, out[: x.size])
         if (undecided := _undecided(regions)) is not None:
             raise ArithmeticError(f"the oracle could not round d({undecided!r})")
+        if identity(model, plan) != summary["identity"]:
+            raise RuntimeError(
+                "the kernel or the oracle sources changed during the run: run again to start "
+                "over with the new ones"
+            )
         summary["regions"] = exhaustive.merge_regions(summary["regions"], regions)
         summary["tiles_done"] = index + 1
         elapsed = time.perf_counter() - start

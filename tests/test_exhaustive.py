@@ -192,6 +192,21 @@ def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path):
     assert exhaustive.combined(whole["regions"])["count"] == plan.inputs
 
 
+def test_a_kernel_edited_during_the_run_stops_it(tmp_path, monkeypatch):
+    plan = Plan(stride=1 << 18, tile=4096)
+    path = tmp_path / "ieee.json"
+    original = exhaustive_run.identity
+
+    def edit_after_first_tile(done: int, inputs: int, seconds: float) -> None:
+        monkeypatch.setattr(
+            exhaustive_run, "identity", lambda *a: {**original(*a), "kernel": "edited"}
+        )
+
+    with pytest.raises(RuntimeError, match="changed during the run"):
+        exhaustive_run.sweep("ieee", plan, path, edit_after_first_tile)
+    assert json.loads(path.read_text())["tiles_done"] == 1
+
+
 def test_a_summary_of_other_inputs_is_not_resumed(tmp_path):
     plan = Plan(stride=1 << 18, tile=4096)
     ident = exhaustive_run.identity("ieee", plan)
