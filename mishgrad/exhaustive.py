@@ -7,7 +7,7 @@ decide the rounding (the method of :mod:`mishgrad.oracle`, which is authoritativ
 against which the tests pin it), and adds the kernel's errors to statistics per region of
 x. :mod:`mishgrad.exhaustive_run` drives the kernel over all 2**32 bit patterns, tile by
 tile; this module defines the regions, merges statistics, and judges them against the
-float32 targets of issue 9 under every numerics model.
+float32 targets that must hold under every numerics model.
 
 The element-wise metrics are those of :mod:`mishgrad.errors` (ULP distance, spurious
 NaN/Inf, wrong sign, relative and absolute error) and :mod:`mishgrad.precision` (CANN's
@@ -45,8 +45,8 @@ REGIONS: Final = (
 #: The regions of finite x (MERE and MARE are taken over these).
 FINITE_REGIONS: Final = REGIONS[:-1]
 
-# Issue 9's float32 targets, to hold under every numerics model.
-#: Largest ULP error for x >= 0 (issue 9 relaxes 2 to 4 for a faithful Exp and Div).
+# The float32 targets that hold under every numerics model of the twin.
+#: Largest ULP error for x >= 0.
 MAX_ULP_POSITIVE: Final = 4.0
 #: Largest relative error where the correctly rounded d is a normal float32.
 MAX_REL_ERROR_NORMAL: Final = 1e-5
@@ -259,7 +259,7 @@ def correctly_rounded_pct(stats: Stats) -> float:
 
 
 def targets(regions: dict[str, Stats]) -> list[errors.Check]:
-    """Issue 9's float32 targets, and CANN's MERE/MARE criteria, over every input."""
+    """The float32 targets, and CANN's MERE/MARE criteria, over every input."""
     everything, finite = combined(regions), combined(regions, FINITE_REGIONS)
     t, power = precision.threshold("float32"), f"2^{precision.THRESHOLD_EXPONENTS['float32']}"
     limit = precision.MARE_FACTOR * t
