@@ -34,9 +34,10 @@ def hard_inputs() -> np.ndarray:
     parts = [
         neighbours(-1.19243, 3000),  # the root of d, where t and p cancel
         samples.float32_every(*errors.ROOT_WINDOW, 97),
-        samples.float32_every(-104.5, -87.0, 2049),  # e^x subnormal, then d subnormal
+        samples.float32_every(-104.5, -87.0, 257),  # e^x subnormal, then d subnormal
         samples.float32_grid(-3.4e38, 3.4e38, 20_000),  # every binade, both signs
         samples.float32_uniform(20_000),
+        np.random.default_rng(5).integers(0, 1 << 32, 50_000, dtype=np.uint32).view(np.float32),
         neighbours(0.0, 50),  # +-0 and subnormal x
         np.array([np.nan, np.inf, -np.inf, 3.4028235e38, -3.4028235e38], dtype=np.float32),
         dtypes.from_ordered([0x7FC00001, -0x7FFFFFFF], "float32"),  # NaNs with payloads
@@ -47,7 +48,8 @@ def hard_inputs() -> np.ndarray:
 @pytest.fixture(scope="module")
 def hard() -> tuple[np.ndarray, np.ndarray]:
     x = hard_inputs()
-    return x, oracle.dmish_oracle(x)
+    with np.errstate(invalid="ignore"):  # casting a signalling NaN to float64 flags "invalid"
+        return x, oracle.dmish_oracle(x)
 
 
 def test_fast_oracle_is_bit_identical_to_the_python_oracle(hard):
