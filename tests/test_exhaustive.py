@@ -184,7 +184,10 @@ def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         exhaustive_run.sweep("ieee", plan, path, stop_after_two)
     stored = json.loads(path.read_text())
-    assert stored["tiles_done"] == 2
+    assert set(stored) == {"identity", "tiles_done", "seconds", "regions"}
+    assert stored["identity"] == exhaustive_run.identity("ieee", plan)
+    assert set(stored["identity"]) == {"format", "model", "stride", "tile", "kernel", "oracle"}
+    assert stored["tiles_done"] == 2 and list(stored["regions"]) == list(exhaustive.REGIONS)
     assert exhaustive.combined(stored["regions"])["count"] == 2 * 4096
     seen = []
     resumed = exhaustive_run.sweep("ieee", plan, path, lambda done, *_: seen.append(done))
