@@ -1,8 +1,12 @@
-"""Accuracy benchmark: every formula x dtype against the correctly rounded oracle.
+"""Accuracy benchmark: every formula x dtype, and the kernel under each numerics model.
 
-Prints, per dtype, a summary row per formula (exhaustive for float16 and bfloat16, the
-documented sample of mishgrad.samples for float32), then the DESIGN §4 target checks for
-ours. Exits with status 1 if ours misses a target. Run with ``make bench``.
+Prints, per dtype, a summary row per formula (NumPy, IEEE arithmetic; exhaustive for
+float16 and bfloat16, the documented sample of mishgrad.samples for float32), then the
+kernel on the CPU twin under the ieee, hardware and adversarial models side by side
+(mishgrad.accuracy: float32 adds every float32 around the root of d and the band where
+exp(x) is subnormal), each target's verdict per model, CANN's MERE/MARE, and the tanhx
+branch's figures. Exits with status 1 if the kernel misses a target under any model.
+Run with ``make bench``.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import sys
 
 import numpy as np
 
-from mishgrad import dtypes, errors, numerics, oracle, samples
+from mishgrad import accuracy, dtypes, errors, numerics, oracle, samples, twin
 
 COLUMNS = (
     ("max_ulp", "max ULP", "{:.0f}"),
@@ -47,21 +51,38 @@ def print_table(title: str, rows: dict[str, errors.ErrorSummary]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-def print_checks(title: str, checks: list[errors.Check]) -> bool:
+def print_checks(title: str, results: dict[str, accuracy.ModelResult]) -> bool:
+    models = list(results)
     print(f"\n{title}")
-    for check in checks:
-        verdict = "met" if check.met else "MISSED"
-        measured = f"{check.measured:.6g}"
-        print(f"  {check.criterion:46s} {measured:>12s}  target {check.target:9s} {verdict}")
-    return all(check.met for check in checks)
+    print(f"  {'criterion':36s} {'target':>10s}  " + "  ".join(f"{m:>22s}" for m in models))
+    criteria = [check.criterion for check in results[models[0]].checks]
+    for index, criterion in enumerate(criteria):
+        cells = []
+        for model in models:
+            check = results[model].checks[index]
+            verdict = "met" if check.met else "MISSED"
+            cells.append(f"{check.measured:>14.6g} {verdict:>7s}")
+        target = results[models[0]].checks[index].target
+        print(f"  {criterion:36s} {target:>10s}  " + "  ".join(cells))
+    cann = "  ".join(
+        f"{r.cann.mere:>9.2e}/{r.cann.mare:>8.2e} {r.cann.verdict:>3s}" for r in results.values()
+    )
+    print(f"  {'CANN MERE/MARE (reported)':36s} {'< T, 10T':>10s}  {cann}")
+    return all(result.met for result in results.values())
+
+
+def print_models(title: str, results: dict[str, accuracy.ModelResult]) -> None:
+    print_table(title, {f"kernel, {model}": result.summary for model, result in results.items()})
 
 
 def sixteen_bit(name: str) -> bool:
     x = dtypes.all_values(name)
     truth = oracle.dmish_oracle(x)
     rows = {label: errors.summarize(d, truth) for label, d in formulas(x).items()}
-    print_table(f"{name}: all {x.size} finite inputs", rows)
-    return print_checks(f"{name}: targets for ours", errors.check_16bit(rows["ours"]))
+    print_table(f"{name}: all {x.size} finite inputs, NumPy formulas (ieee)", rows)
+    results = accuracy.sixteen_bit(name)
+    print_models(f"{name}: the kernel on the twin under each numerics model", results)
+    return print_checks(f"{name}: targets for the kernel, per model", results)
 
 
 def float32() -> bool:
@@ -69,26 +90,46 @@ def float32() -> bool:
     x = np.concatenate(list(parts.values()))
     truth = oracle.dmish_oracle(x)
     masks = {"rel_mask": errors.float32_rel_mask(x), "abs_mask": errors.in_root_window(x)}
-    results = formulas(x)
-    rows = {label: errors.summarize(d, truth, **masks) for label, d in results.items()}
+    rows = {label: errors.summarize(d, truth, **masks) for label, d in formulas(x).items()}
     sizes = ", ".join(f"{name} {part.size}" for name, part in parts.items())
-    print_table(f"float32: documented sample ({sizes})", rows)
-    positive = x >= 0
-    uniform = slice(parts["grid"].size, parts["grid"].size + parts["uniform"].size)
-    ours = results["ours"]
-    checks = errors.check_float32(
-        rows["ours"],
-        errors.summarize(ours[positive], truth[positive]),
-        errors.summarize(ours[uniform], truth[uniform]),
-    )
-    return print_checks("float32: targets for ours", checks)
+    print_table(f"float32: documented sample ({sizes}), NumPy formulas (ieee)", rows)
+    inputs = accuracy.float32_inputs()
+    results = accuracy.float32(inputs)
+    sizes = ", ".join(f"{name} {part.size}" for name, part in inputs.items())
+    print_models(f"float32 ({sizes}): the kernel under each numerics model", results)
+    met = print_checks("float32: targets for the kernel, per model", results)
+    print_tanhx(accuracy.tanhx_branch(inputs))
+    return met
+
+
+def print_tanhx(results: dict[str, accuracy.TanhxResult]) -> None:
+    print("\nfloat32 tanhx branch (given the correctly rounded tanhx): CANN MERE/MARE")
+    columns = {
+        "all, vs golden from the same tanhx": "against_golden",
+        "all, vs true d": "against_truth",
+        "root band, vs golden": "band_against_golden",
+        "root band, vs true d": "band_against_truth",
+    }
+    for label, field in columns.items():
+        cells = "  ".join(
+            f"{model} {getattr(r, field).mere:.2e}/{getattr(r, field).mare:.2e} "
+            f"{getattr(r, field).verdict}"
+            for model, r in results.items()
+        )
+        print(f"  {label:36s} {cells}")
 
 
 def special_values() -> bool:
     x = np.array([np.nan, np.inf, -np.inf], dtype=np.float32)
-    d = numerics.dmish_ours(x)
-    print(f"\nspecial values (ours, float32): d(nan) = {d[0]}, d(+inf) = {d[1]}, d(-inf) = {d[2]}")
-    return bool(np.isnan(d[0]) and d[1] == 1 and d[2] == 0)
+    met = True
+    for model in twin.NUMERICS_MODELS:
+        d = accuracy.kernel_d(x, model)
+        print(
+            f"\nspecial values (kernel, float32, {model}): d(nan) = {d[0]}, d(+inf) = {d[1]}, "
+            f"d(-inf) = {d[2]}"
+        )
+        met = met and bool(np.isnan(d[0]) and d[1] == 1 and d[2] == 0)
+    return met
 
 
 def main() -> int:

@@ -1,10 +1,12 @@
-"""Measuring error: ULP distances, summaries, and the accuracy targets of DESIGN §4.
+"""Measuring error: ULP distances, summaries, and the accuracy targets.
 
 The unit of error is the ULP of the *output* dtype: the distance between a result and
 the correctly rounded truth, counted in representable values (see
 :func:`mishgrad.dtypes.ordered`). Near the root of d (x ~ -1.19243) the derivative
-passes through zero, every float32 method loses relative accuracy there, and the honest
-measure is the absolute error: :data:`ROOT_WINDOW` marks where that applies.
+passes through zero: a method that forms d = t + p from a rounded t keeps an absolute
+error of about half an ULP of t there, which is a large *relative* error; a root-centred
+evaluation does not (:mod:`mishgrad.numerics`). :data:`ROOT_WINDOW` marks that band,
+where the float32 relative error is also reported on its own.
 """
 
 from __future__ import annotations
@@ -15,24 +17,46 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import ordered
+from .dtypes import float32, from_ordered, ordered
+from .oracle import dmish_oracle
 
-#: x interval around the root of dmish/dx where float32 error is reported as absolute.
+#: x interval around the root of dmish/dx, reported on its own (and sampled densely).
 ROOT_WINDOW: Final = (-1.25, -1.15)
 
-#: Below this x, e^x is subnormal in float32 and every formula loses bits (DESIGN §4).
-FLOAT32_SUBNORMAL_EDGE: Final = -87.0
+#: The smallest normal float32, 2^-126.
+FLOAT32_TINY: Final = float(np.finfo(np.float32).tiny)
 
-# The accuracy targets of DESIGN §4.
+
+def _float32_normal_edge() -> float:
+    """The smallest float32 x whose correctly rounded d is a normal float32 (bisection)."""
+    below, above = ordered(np.array([-100.0, -80.0], dtype=float32)).tolist()
+    while above - below > 1:
+        middle = (below + above) // 2
+        d = dmish_oracle(from_ordered(np.array([middle]), float32))
+        if abs(float(d[0])) >= FLOAT32_TINY:
+            above = middle
+        else:
+            below = middle
+    return float(from_ordered(np.array([above]), float32)[0])
+
+
+#: Below this x the correctly rounded float32 d is subnormal (d ~ (1 + x) e^x < 2^-126):
+#: there only an absolute error can be asked for.
+FLOAT32_SUBNORMAL_EDGE: Final = _float32_normal_edge()
+
+# The accuracy targets (each anchored in notebook 06, "What survives on real hardware"),
+# which must hold under every numerics model of the twin.
 #: float16 and bfloat16, every finite input: largest ULP error, share correctly rounded.
 HALF_MAX_ULP: Final = 1.0
-HALF_CORRECTLY_ROUNDED_PCT: Final = 99.99
-#: float32: ULP error for x >= 0; relative error for x >= -87 outside the root window;
-#: absolute error inside it; share within 1 ULP on uniform[-20, 20].
-FLOAT32_MAX_ULP_POSITIVE: Final = 2.0
-FLOAT32_MAX_REL_ERROR: Final = 6e-6
+HALF_CORRECTLY_ROUNDED_PCT: Final = 99.9
+#: float32: ULP error for x >= 0; relative error wherever the correctly rounded d is
+#: normal (root window included); absolute error in the root window and where d is
+#: subnormal. (The share within 1 ULP is reported, not targeted: no formula keeps a fixed
+#: share once Exp and Div are merely faithful; notebook 06 shows it per model.)
+FLOAT32_MAX_ULP_POSITIVE: Final = 4.0
+FLOAT32_MAX_REL_ERROR: Final = 1e-5
 FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7
-FLOAT32_WITHIN_1ULP_PCT: Final = 90.0
+FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 
 
 def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -140,9 +164,14 @@ def in_root_window(x: npt.ArrayLike) -> np.ndarray:
 
 
 def float32_rel_mask(x: npt.ArrayLike) -> np.ndarray:
-    """Where DESIGN's float32 relative-error target applies: x >= -87, outside the root window."""
+    """Where the float32 relative-error target applies: finite x whose d is normal."""
     x = np.asarray(x, dtype=np.float64)
-    return (x >= FLOAT32_SUBNORMAL_EDGE) & ~in_root_window(x) & np.isfinite(x)
+    return (x >= FLOAT32_SUBNORMAL_EDGE) & np.isfinite(x)
+
+
+def float32_subnormal_mask(x: npt.ArrayLike) -> np.ndarray:
+    """Where the correctly rounded float32 d is subnormal (or zero): x below the edge."""
+    return np.asarray(x, dtype=np.float64) < FLOAT32_SUBNORMAL_EDGE
 
 
 @dataclass(frozen=True)
@@ -156,7 +185,7 @@ class Check:
 
 
 def check_16bit(summary: ErrorSummary) -> list[Check]:
-    """DESIGN §4 targets for float16/bfloat16 over every finite input."""
+    """The float16/bfloat16 targets over every finite input."""
     return [
         Check("max ULP", summary.max_ulp, f"<= {HALF_MAX_ULP:g}", summary.max_ulp <= HALF_MAX_ULP),
         Check(
@@ -169,10 +198,8 @@ def check_16bit(summary: ErrorSummary) -> list[Check]:
     ]
 
 
-def check_float32(
-    whole: ErrorSummary, positive: ErrorSummary, uniform: ErrorSummary
-) -> list[Check]:
-    """DESIGN §4 targets for float32.
+def check_float32(whole: ErrorSummary, positive: ErrorSummary) -> list[Check]:
+    """The float32 targets.
 
     Parameters
     ----------
@@ -180,8 +207,6 @@ def check_float32(
         The documented sample, with :func:`float32_rel_mask` and the root window as masks.
     positive
         The sample's x >= 0 part.
-    uniform
-        A uniform[-20, 20] sample.
 
     """
     return [
@@ -194,7 +219,7 @@ def check_float32(
             positive.max_ulp <= FLOAT32_MAX_ULP_POSITIVE,
         ),
         Check(
-            "max rel. error, x >= -87 outside root window",
+            "max rel. error where d is normal",
             whole.max_rel_error,
             f"<= {FLOAT32_MAX_REL_ERROR:g}",
             whole.max_rel_error <= FLOAT32_MAX_REL_ERROR,
@@ -205,13 +230,20 @@ def check_float32(
             f"<= {FLOAT32_MAX_ABS_ERROR_ROOT:g}",
             whole.max_abs_error <= FLOAT32_MAX_ABS_ERROR_ROOT,
         ),
-        Check(
-            "% within 1 ULP, uniform[-20, 20]",
-            uniform.within_1ulp_pct,
-            f">= {FLOAT32_WITHIN_1ULP_PCT:g}",
-            uniform.within_1ulp_pct >= FLOAT32_WITHIN_1ULP_PCT,
-        ),
     ]
+
+
+def check_float32_subnormal(tail: ErrorSummary) -> Check:
+    """The float32 target where d is subnormal.
+
+    ``tail`` summarizes inputs with :func:`float32_subnormal_mask` as its absolute mask.
+    """
+    return Check(
+        "max abs. error where d is subnormal",
+        tail.max_abs_error,
+        "<= 2^-126",
+        not tail.max_abs_error > FLOAT32_MAX_ABS_ERROR_SUBNORMAL,
+    )
 
 
 def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, float]]:
@@ -237,14 +269,15 @@ FAILURE_KINDS: Final = ("NaN", "±Inf", "wrong sign", "inaccurate")
 
 
 def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Return where a finite result misses DESIGN §4's accuracy target for its dtype.
+    """Return where a finite result misses the accuracy target of its dtype.
 
     float16, bfloat16
         More than :data:`HALF_MAX_ULP` ULP from the correctly rounded truth.
     float32
-        More than 2 ULP for x >= 0; relative error above 6e-6 for x >= -87 outside the
-        root window; absolute error above 1e-7 inside the root window. Below x = -87
-        (e^x subnormal) float32 has no target, so nothing there is flagged.
+        More than :data:`FLOAT32_MAX_ULP_POSITIVE` ULP for x >= 0; relative error above
+        :data:`FLOAT32_MAX_REL_ERROR` where d is normal; absolute error above
+        :data:`FLOAT32_MAX_ABS_ERROR_ROOT` in the root window and above
+        :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
 
     NaN and infinite results are not flagged here: :func:`failure_masks` names them.
     """
@@ -261,6 +294,7 @@ def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.nd
         ((x64 >= 0) & (distance > FLOAT32_MAX_ULP_POSITIVE))
         | (float32_rel_mask(x64) & (relative > FLOAT32_MAX_REL_ERROR))
         | (in_root_window(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_ROOT))
+        | (float32_subnormal_mask(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_SUBNORMAL))
     )
 
 

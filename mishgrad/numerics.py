@@ -25,18 +25,24 @@ The formulas:
     MishGradV2's form: ``t = tanh(relu(x) + log(1 + e^-|x|))``,
     ``d = t + x (1 - t^2) / (1 + e^-x)``.
 ``dmish_ours``
-    One ``e = exp(-|x|)``, rational ``t`` and ``1 - t`` formed directly, no
-    cancellation and no overflow for any finite x.
+    The kernel's form: one exponential, d as one rational function of numbers in
+    [0, 1] (two divisions, no overflow for any finite x), and a Taylor polynomial around
+    the root of d. It runs under each numerics model of the twin's ``Exp`` and ``Div``
+    (:mod:`mishgrad.vector_math`), operation for operation as the kernel does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
+import mpmath
 import numpy as np
 import numpy.typing as npt
 
+from . import vector_math
 from .dtypes import as_dtype, float32
 
 #: The largest finite float32. Clamping x to +-FLT_MAX in the product term turns
@@ -54,15 +60,16 @@ def _widen(x: npt.ArrayLike) -> tuple[np.ndarray, np.dtype]:
 def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
-    Overflow, underflow and invalid operations are the subject of this project, so
-    NumPy's floating-point warnings are silenced inside formulas: the results show them.
+    Keyword arguments (the numerics model) pass through unchanged. Overflow, underflow and
+    invalid operations are the subject of this project, so NumPy's floating-point warnings
+    are silenced inside formulas: the results show them.
     """
 
-    def wrapper(x: npt.ArrayLike, *tensors: npt.ArrayLike) -> np.ndarray:
+    def wrapper(x: npt.ArrayLike, *tensors: npt.ArrayLike, **options: str) -> np.ndarray:
         x32, dtype = _widen(x)
         widened = [_widen(tensor)[0] for tensor in tensors]
         with np.errstate(all="ignore"):
-            return np.asarray(body(x32, *widened)).astype(dtype)
+            return np.asarray(body(x32, *widened, **options)).astype(dtype)
 
     wrapper.__name__ = body.__name__
     wrapper.__qualname__ = body.__qualname__
@@ -70,46 +77,102 @@ def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     return wrapper
 
 
-def _exp_parts(x: np.ndarray) -> dict[str, np.ndarray]:
-    """The rational pieces of t and 1 - t, and x*s, from the single exponential ``e^-|x|``.
+@dataclass(frozen=True)
+class RootExpansion:
+    """The root x0 of d and its Taylor coefficients, as the kernel's float32 constants.
 
-    For x > 0, with e = exp(-x)::
-
-        t = (1 + 2e) / (1 + 2e + 2e^2)   1 - t = 2e^2 / (1 + 2e + 2e^2)   s = 1 / (1 + e)
-
-    For x <= 0, with e = exp(x)::
-
-        t = (2e + e^2) / (2 + 2e + e^2)  1 - t = 2 / (2 + 2e + e^2)       s = e / (1 + e)
-
-    Every denominator lies in [1, 5], so each division is well conditioned, and
-    ``e <= 1`` means nothing overflows. ``1 - t`` is never formed by a subtraction.
-    ``x * s`` is formed without a per-sign choice as ``(max(x, 0) + min(x, 0) e) / (1 + e)``,
-    with each part clamped to +-FLT_MAX so that x = +-inf gives a finite product: that is
-    what makes d(+inf) = 1 and d(-inf) = 0 instead of ``inf * 0 = NaN``.
-
-    The operations and their order are the kernel's (``kernel/op_kernel``), so this is a
-    NumPy model of what the vector unit computes, rounding for rounding.
+    ``x0 = high + low`` (``high`` the float32 nearest x0, ``low`` the float32 nearest the
+    rest), and ``d(x0 + u) = c1 u + c2 u^2 + c3 u^3 + c4 u^4 + ...``; ``c4`` is not used
+    by the kernel, only to bound the polynomial's truncation error (``|c4 / c1| w^3``).
     """
+
+    high: np.float32
+    low: np.float32
+    c1: np.float32
+    c2: np.float32
+    c3: np.float32
+    c4: float
+
+
+def _d_mp(x: mpmath.mpf) -> mpmath.mpf:
+    t = mpmath.tanh(mpmath.log1p(mpmath.exp(x)))
+    return t + x * (1 - t * t) / (1 + mpmath.exp(-x))
+
+
+@cache
+def root_expansion() -> RootExpansion:
+    """Find the root of d and its Taylor coefficients at 50 digits (mpmath)."""
+    with mpmath.workdps(50):
+        x0 = mpmath.findroot(_d_mp, -1.19)
+        high = np.float32(float(x0))
+        c1, c2, c3, c4 = (
+            float(mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k)) for k in range(1, 5)
+        )
+        low = float(x0 - mpmath.mpf(float(high)))
+        return RootExpansion(high, *np.array([low, c1, c2, c3], dtype=float32), c4)
+
+
+#: 2^-64: the tanhx branch's scaling of its quotient (kernel: ``kTwoToMinus64``).
+TWO_TO_MINUS_64: Final = float32.type(2.0**-64)
+
+#: Half-width, in x, of the window around the root where the kernel uses the polynomial:
+#: where the rational form's relative error (its absolute error of a few 1e-8 over |d|)
+#: and the cubic's truncation error (``|c4 / c1| w^3``) are both below 1e-5.
+ROOT_HALF_WIDTH: Final = np.float32(0.04)
+
+#: Beyond |x| = 2^20 the exponential is 0 and its argument only multiplies zeros: clamping
+#: it there turns x = +-inf into finite products (kernel: ``kArgumentClamp``).
+ARGUMENT_CLAMP: Final = np.float32(2.0**20)
+
+
+def _exponentials(x: np.ndarray, numerics: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's one exponential: ``a = min(-x, x/2)``, ``E = exp(a)``, ``half``.
+
+    ``E`` is ``exp(-x)`` for x > 0 and ``exp(x/2)`` for x <= 0; ``half`` is ``E`` where
+    x <= 0 and 1 elsewhere, so that ``P = exp(min(x, 0)) = half * half``.
+    """
+    a = np.minimum(x * float32.type(-1), x * float32.type(0.5))
+    big_e = vector_math.exp(a, numerics)
+    return a, big_e, np.where(x <= 0, big_e, float32.type(1))
+
+
+def _rational_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
+    """The kernel's pieces of d (``MishGradKernel::Derivative``), operation for operation.
+
+    With ``P = exp(min(x, 0))``, ``Q = exp(-max(x, 0))`` and ``e = P Q = exp(-|x|)``::
+
+        sigma = 1 + e    n = sigma + Q    m = (Q + e) e    D = n + m
+        t = P n / D      1 - t = 2 Q^2 / D      x s = x P / sigma
+
+    Every quantity is a rational function of numbers in [0, 1], D lies in [1, 5], and
+    ``d = P (n + 4 x sigma Q^2 / D) / D``: two divisions, no cancellation except at the
+    root of d. ``P`` enters as two factors ``half = exp(x/2)``, so d stays normal where
+    the true d is even when the exponential's subnormal results are flushed to zero.
+    """
+    a, big_e, half = _exponentials(x, numerics)
+    a = np.maximum(a, -ARGUMENT_CLAMP)
     positive = x > 0
-    e = np.exp(-np.abs(x))
-    e_squared = e * e
-    two_e = e + e
-    numerator = np.where(positive, two_e + 1, two_e + e_squared)
-    one_minus_numerator = np.where(positive, e_squared + e_squared, np.float32(2))
-    denominator = numerator + one_minus_numerator
-    return {
-        "e": e,
-        "t": numerator / denominator,
-        "one_minus_t": one_minus_numerator / denominator,
-        "x_s": _x_times_sigmoid(x, e),
-    }
+    q = np.where(positive, big_e, float32.type(1))
+    e = big_e * half
+    sigma = e + float32.type(1)
+    n = sigma + q
+    m = (q + e) * e
+    denominator = n + m
+    term = np.where(positive, m, float32.type(-4)) * sigma * a
+    term = vector_math.div(term, denominator, numerics) * float32.type(-2)
+    quotient = vector_math.div((term + n) * half, denominator, numerics)
+    return {"e": e, "half": half, "n": n, "m": m, "D": denominator, "d": quotient * half}
 
 
-def _x_times_sigmoid(x: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """``x * sigmoid(x)`` from ``e = exp(-|x|)``: one division, finite for x = +-inf."""
-    negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * e
-    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX)
-    return (positive_part + negative_part) / (e + 1)
+def _root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
+
+    ``u = (x - high) - low``; the first subtraction is exact (Sterbenz) near the root.
+    """
+    root = root_expansion()
+    u = (x - root.high) - root.low
+    polynomial = ((u * root.c3 + root.c2) * u + root.c1) * u
+    return np.where(np.abs(u) < ROOT_HALF_WIDTH, polynomial, d)
 
 
 @_float32_formula
@@ -119,15 +182,16 @@ def softplus(x: np.ndarray) -> np.ndarray:
 
 
 @_float32_formula
-def tanh_softplus(x: np.ndarray) -> np.ndarray:
-    """``t = tanh(softplus(x))``, the value the forward pass may save as ``tanhx``."""
-    return _exp_parts(x)["t"]
+def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
+    """``t = tanh(softplus(x)) = P n / D``, the value the forward pass may save as ``tanhx``."""
+    parts = _rational_parts(x, numerics)
+    return vector_math.div(parts["n"] * parts["half"], parts["D"], numerics) * parts["half"]
 
 
 @_float32_formula
 def mish(x: np.ndarray) -> np.ndarray:
     """The Mish activation ``x * tanh(softplus(x))``."""
-    return x * _exp_parts(x)["t"]
+    return x * tanh_softplus(x)
 
 
 @_float32_formula
@@ -191,28 +255,55 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
     return t + x * (1 - t * t) / (1 + np.exp(-x))
 
 
-@_float32_formula
-def dmish_ours(x: np.ndarray) -> np.ndarray:
-    """Our form: one exponential, ``1 - t`` formed directly (see :func:`_exp_parts`).
+def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """The kernel's rational form alone (:func:`_rational_parts`), without the root window.
 
-    ``d = t + ((x s) (1 - t)) (1 + t)``; the limits d(+inf) = 1 and d(-inf) = 0 come out
-    and NaN stays NaN.
+    What the kernel computes for float16 and bfloat16, whose rounding hides the form's
+    error near the root; for float32 it is the comparison that shows why the window exists.
     """
-    parts = _exp_parts(x)
-    t = parts["t"]
-    return parts["x_s"] * parts["one_minus_t"] * (t + 1) + t
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _rational_parts(x32, numerics)["d"].astype(dtype)
+
+
+def _ours_in_float32(x32: np.ndarray, dtype: np.dtype, numerics: str) -> np.ndarray:
+    """The kernel's d in float32 for a tensor of ``dtype`` (the window only for float32)."""
+    d = _rational_parts(x32, numerics)["d"]
+    return _root_window(x32, d) if dtype == float32 else d
+
+
+def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """Our form, as the kernel computes it, for every dtype.
+
+    :func:`dmish_rational`, and for float32 the Taylor polynomial around the root of d
+    (:func:`_root_window`). One exponential, two divisions; the limits d(+inf) = 1 and
+    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
+    (one of :data:`mishgrad.twin.NUMERICS_MODELS`; see :mod:`mishgrad.vector_math`).
+    """
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _ours_in_float32(x32, dtype, numerics).astype(dtype)
 
 
 @_float32_formula
-def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
+def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """Our tanhx branch: ``d = t + x s (1 - t)(1 + t)`` with the supplied ``t``.
 
-    ``s`` comes from the one exponential ``e^-|x|`` and never overflows, so the result
-    is finite for every finite x and any ``t`` in [0, 1]. It cannot be more accurate
-    than the rounding of ``t`` allows (near the root of d especially).
+    ``x s = (max(x, 0) + min(x, 0) e) / (1 + e)`` from ``h = exp(-|x|/2)``, ``e = h h``;
+    ``min(x, 0) e`` is formed as ``(min(x, 0) h) h`` so that it stays normal where the
+    true product is, and the quotient is scaled so that Div never flushes it. The result is
+    finite for every finite x and any ``t`` in [0, 1]; it cannot be more accurate than the
+    rounding of ``t`` allows (near the root of d especially).
     """
-    x_s = _x_times_sigmoid(x, np.exp(-np.abs(x)))
-    return x_s * (1 - tanhx) * (tanhx + 1) + tanhx
+    h = vector_math.exp(np.abs(x) * float32.type(-0.5), numerics)
+    negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * h * h
+    # The kernel scales the quotient by 2^64 and 1 - t by 2^-64 so that a subnormal x s is
+    # not flushed by Div (exact scalings by powers of two, also in NumPy).
+    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX * TWO_TO_MINUS_64)
+    denominator = h * h * TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    x_s = vector_math.div(negative_part + positive_part, denominator, numerics)
+    one_minus_t = tanhx * -TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    return x_s * one_minus_t * (tanhx + 1) + tanhx
 
 
 #: The no-tanhx formulas, by the names used in tables and plots.
@@ -225,7 +316,10 @@ FORMULAS: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
 
 
 def mish_backward(
-    grad: npt.ArrayLike, x: npt.ArrayLike, tanhx: npt.ArrayLike | None = None
+    grad: npt.ArrayLike,
+    x: npt.ArrayLike,
+    tanhx: npt.ArrayLike | None = None,
+    numerics: str = "ieee",
 ) -> np.ndarray:
     """MishGrad: ``grad * dmish/dx(x)`` in the tensor dtype.
 
@@ -236,6 +330,8 @@ def mish_backward(
     tanhx
         Optional ``tanh(softplus(x))`` saved by the forward pass, same dtype. With it
         the gradient uses :func:`dmish_tanhx`, otherwise :func:`dmish_ours`.
+    numerics
+        How ``Exp`` and ``Div`` round: one of :data:`mishgrad.twin.NUMERICS_MODELS`.
 
     Returns
     -------
@@ -255,9 +351,10 @@ def mish_backward(
             raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")
     x32, dtype = _widen(x)
     if tanhx is None:
-        derivative = dmish_ours(x32)
+        with np.errstate(all="ignore"):
+            derivative = _ours_in_float32(x32, dtype, numerics)
     else:
-        derivative = dmish_tanhx(x32, _widen(tanhx)[0])
+        derivative = dmish_tanhx(x32, _widen(tanhx)[0], numerics=numerics)
     try:
         shape = np.broadcast_shapes(grad.shape, x.shape)
     except ValueError as error:

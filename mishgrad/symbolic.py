@@ -123,6 +123,16 @@ def _ours(positive: bool) -> sp.Expr:
     return parts["t"] + x * parts["s"] * parts["1 - t"] * (1 + parts["t"])
 
 
+def _ours_one_fraction(positive: bool) -> sp.Expr:
+    """The kernel's form: d = P (n + 4 x sigma Q^2 / D) / D with P Q = e = e^-|x|."""
+    p, q = (sp.Integer(1), sp.exp(-x)) if positive else (sp.exp(x), sp.Integer(1))
+    e = p * q
+    sigma = 1 + e
+    n = sigma + q
+    denominator = n + (q + e) * e
+    return p * (n + 4 * x * sigma * q**2 / denominator) / denominator
+
+
 def forms() -> dict[str, tuple[sp.Expr, str]]:
     """Every formula for dmish/dx, with the range of x on which it is claimed to hold.
 
@@ -143,6 +153,8 @@ def forms() -> dict[str, tuple[sp.Expr, str]]:
         "V2, x < 0": (_v2(sp.Integer(0), -x), "x < 0"),
         "ours, x > 0": (_ours(True), "all x"),
         "ours, x <= 0": (_ours(False), "all x"),
+        "ours as one fraction (kernel), x > 0": (_ours_one_fraction(True), "all x"),
+        "ours as one fraction (kernel), x <= 0": (_ours_one_fraction(False), "all x"),
     }
 
 

@@ -64,9 +64,9 @@ def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
         buffers += [Buffer("x (float32)", 1, 32), Buffer("result (float32)", 1, 32)]
         if has_tanhx:
             buffers.append(Buffer("tanhx (float32)", 1, 32))
-    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(2 if has_tanhx else 4)]
+    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(2 if has_tanhx else 5)]
     if not has_tanhx:
-        buffers.append(Buffer("sign mask (bits)", 1, 1))
+        buffers += [Buffer("x > 0 mask (bits)", 1, 1), Buffer("x <= 0 mask (bits)", 1, 1)]
     return buffers
 
 

@@ -359,7 +359,7 @@ def native_tiling(
     return data.as_plan()
 
 
-def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str) -> np.ndarray:
+def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str | None) -> np.ndarray:
     arrays = [np.ascontiguousarray(operand) for operand in operands]
     if any(array.dtype != np.float32 for array in arrays):
         raise TypeError(f"the operands of {name} must be float32")

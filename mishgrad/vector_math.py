@@ -34,10 +34,12 @@ import numpy.typing as npt
 from .twin import NUMERICS_MODELS
 
 # exp(x) = 2^k * exp(r), r = x - k ln2 (Cody and Waite), exp(r) a Taylor polynomial of
-# degree 12: the constants and the order of operations of twin/src/numerics.cpp.
+# degree 12 (Estrin's scheme): the constants and the order of operations of
+# twin/src/numerics.cpp.
 _INV_LN2: Final = float.fromhex("0x1.71547652b82fep+0")
 _LN2_HI: Final = float.fromhex("0x1.62e42fee00000p-1")
 _LN2_LO: Final = float.fromhex("0x1.a39ef35793c76p-33")
+_ROUNDING_SHIFT: Final = 1.5 * 2.0**52
 _TAYLOR: Final = tuple(1.0 / math.factorial(n) for n in range(13))
 _EXP_TOLERANCE: Final = 2.0**-49
 _EXP_NEAR_ZERO: Final = np.float32(2.0**-30)
@@ -97,11 +99,15 @@ def _pick(exact: np.ndarray, tolerance: float, key: np.ndarray, model: str) -> n
 
 def _exp_double(x: np.ndarray) -> np.ndarray:
     xd = x.astype(np.float64)
-    k = np.rint(xd * _INV_LN2)
+    k = (xd * _INV_LN2 + _ROUNDING_SHIFT) - _ROUNDING_SHIFT
     r = (xd - k * _LN2_HI) - k * _LN2_LO
-    p = np.full_like(r, _TAYLOR[-1])
-    for coefficient in reversed(_TAYLOR[:-1]):
-        p = p * r + coefficient
+    r2 = r * r
+    r4 = r2 * r2
+    c = _TAYLOR
+    low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2
+    middle = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2
+    high = (c[8] + c[9] * r) + (c[10] + c[11] * r) * r2 + c[12] * r4
+    p = low + (middle + high * r4) * r4
     power = ((k.astype(np.int64) + 1023) << 52).view(np.float64)  # 2^k
     return p * power
 
@@ -142,7 +148,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     with np.errstate(all="ignore"):
         if model == "ieee":
             return np.exp(x.astype(np.float64)).astype(np.float32)
-        x = np.atleast_1d(x)
+        shape, x = x.shape, np.atleast_1d(x)
         key = _bits(x) ^ _EXP_SALT
         result = np.where(
             np.abs(x) < _EXP_NEAR_ZERO,
@@ -154,7 +160,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         result = np.where(x == 0, np.float32(1), result)
         result = np.where(x < _EXP_UNDERFLOW, np.float32(0), result)
         result = np.where(np.isnan(x) | (x > _EXP_OVERFLOW), x + np.float32(np.inf), result)
-    return result.astype(np.float32).reshape(np.shape(x))
+    return result.astype(np.float32).reshape(shape)
 
 
 def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from mishgrad import errors
+from mishgrad import errors, oracle
 
 
 def f32(*values):
@@ -46,9 +46,17 @@ def test_summarize_empty_masks_give_nan():
 
 
 def test_masks_follow_the_design_windows():
-    x = np.array([-100.0, -87.0, -1.2, -1.0, 5.0])
-    assert list(errors.in_root_window(x)) == [False, False, True, False, False]
-    assert list(errors.float32_rel_mask(x)) == [False, True, False, True, True]
+    x = np.array([-100.0, -87.0, -1.2, -1.0, 5.0, np.inf])
+    assert list(errors.in_root_window(x)) == [False, False, True, False, False, False]
+    assert list(errors.float32_rel_mask(x)) == [False, True, True, True, True, False]
+    assert list(errors.float32_subnormal_mask(x)) == [True, False, False, False, False, False]
+
+
+def test_subnormal_edge_is_where_the_correctly_rounded_d_stops_being_normal():
+    edge = np.array([errors.FLOAT32_SUBNORMAL_EDGE], dtype=np.float32)
+    below = np.nextafter(edge, np.float32(-np.inf))
+    assert abs(float(oracle.dmish_oracle(edge)[0])) >= errors.FLOAT32_TINY
+    assert abs(float(oracle.dmish_oracle(below)[0])) < errors.FLOAT32_TINY
 
 
 def test_mask_intervals_finds_maximal_runs():
@@ -63,5 +71,9 @@ def test_checks_report_misses():
     verdicts = {c.criterion: c.met for c in errors.check_16bit(bad)}
     assert verdicts == {"max ULP": False, "% correctly rounded": False, "spurious NaN/Inf": False}
     good = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 1e-8)
-    assert all(c.met for c in errors.check_float32(good, good, good))
-    assert not all(c.met for c in errors.check_float32(bad, good, good))
+    assert all(c.met for c in errors.check_float32(good, good))
+    assert not all(c.met for c in errors.check_float32(bad, good))
+    tail = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-127)
+    assert errors.check_float32_subnormal(tail).met
+    tail = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-125)
+    assert not errors.check_float32_subnormal(tail).met

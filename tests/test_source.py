@@ -15,8 +15,8 @@ def test_read_method_finds_definitions_not_calls():
     copy_in = source.read_method(HEADER, "CopyIn", with_comment=False)
     assert copy_in.startswith("__aicore__ inline void CopyIn(")  # not the call in Process
     assert "LoadTile(gradQueue_" in copy_in
-    xts = source.read_method(HEADER, "XTimesSigmoid")
-    assert xts.startswith("//") and "Maxs(" in xts and "Div(" in xts
+    window = source.read_method(HEADER, "RootWindow")
+    assert window.startswith("//") and "CompareScalar(" in window and "Select(" in window
     entry = source.read_method(twin.KERNEL_DIR / "op_kernel" / "mish_grad.cpp", "mish_grad")
     assert entry.startswith('extern "C"') and "kernel.Process();" in entry
     budget = source.read_method(twin.KERNEL_DIR / "common" / "mish_grad_tiling.h", "KernelBudget")

@@ -155,11 +155,11 @@ def test_misses_target_float32_criteria():
     x = np.array([5.0, 5.0, -1.2, -1.2, -100.0, -10.0], dtype=np.float32)
     truth = oracle.dmish_oracle(x)
     result = truth.copy()
-    result[0] = dtypes.from_ordered(dtypes.ordered(truth[0:1]) + 2, "float32")[0]  # 2 ULP: ok
-    result[1] = dtypes.from_ordered(dtypes.ordered(truth[1:2]) + 3, "float32")[0]  # 3 ULP: miss
+    result[0] = dtypes.from_ordered(dtypes.ordered(truth[0:1]) + 4, "float32")[0]  # 4 ULP: ok
+    result[1] = dtypes.from_ordered(dtypes.ordered(truth[1:2]) + 5, "float32")[0]  # 5 ULP: miss
     result[3] = truth[3] + np.float32(2e-7)  # root window: absolute error > 1e-7
-    result[4] = truth[4] * np.float32(1.5)  # below -87: no target
-    result[5] = truth[5] * np.float32(1 + 1e-5)  # relative error > 6e-6
+    result[4] = truth[4] * np.float32(1.5)  # d subnormal: absolute error < 2^-126, no miss
+    result[5] = truth[5] * np.float32(1 + 2e-5)  # relative error > 1e-5
     assert errors.misses_target(x, result, truth).tolist() == [
         False,
         True,

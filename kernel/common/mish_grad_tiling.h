@@ -74,13 +74,14 @@ inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes
             add("tanhx (float32)", 1, 32);
         }
     }
-    const uint32_t temps = hasTanhx ? 2 : 4;
-    static const char* const kTempNames[] = {"temp 0", "temp 1", "temp 2", "temp 3"};
+    const uint32_t temps = hasTanhx ? 2 : 5;
+    static const char* const kTempNames[] = {"temp 0", "temp 1", "temp 2", "temp 3", "temp 4"};
     for (uint32_t i = 0; i < temps; ++i) {
         add(kTempNames[i], 1, 32);
     }
     if (!hasTanhx) {
-        add("sign mask (bits)", 1, 1);
+        add("x > 0 mask (bits)", 1, 1);
+        add("x <= 0 mask (bits)", 1, 1);
     }
     // The no-tanhx kernel uses Select in tensor mode, whose scratch area is the top 8 KB of
     // the physical UB: every buffer must end below it.

@@ -10,13 +10,16 @@
 // The in/out queues hold two buffers each (double buffering), so on the hardware the copy
 // engines move tile i+1 while the vector unit computes tile i.
 //
-// The formula (DESIGN §4, notebook 01): with e = exp(-|x|), everything is a rational function
-// of e <= 1, so nothing overflows and 1 - t is never formed by a subtraction:
-//   x > 0:  t = (1 + 2e) / (1 + 2e + 2e^2)    1 - t = 2e^2 / (1 + 2e + 2e^2)
-//   x <= 0: t = (2e + e^2) / (2 + 2e + e^2)   1 - t = 2 / (2 + 2e + e^2)
-//   x * sigmoid(x) = (max(x, 0) + min(x, 0) * e) / (1 + e)
-//   d = x * sigmoid(x) * (1 - t) * (1 + t) + t
-// With tanhx supplied, t is read instead and 1 - t is formed as -t + 1.
+// The formula (notebook 01). With P = exp(min(x, 0)) and Q = exp(-max(x, 0)), so that P Q = e =
+// exp(-|x|) <= 1 and every quantity is a rational function of numbers in [0, 1]:
+//   sigma = 1 + e,   n = sigma + Q,   m = (Q + e) e,   D = n + m        (D in [1, 5])
+//   t = P n / D,   1 - t = 2 Q^2 / D,   x sigmoid(x) = x P / sigma
+//   d = t + x sigmoid(x) (1 - t)(1 + t) = P (n + 4 x sigma Q^2 / D) / D
+// Two divisions, no cancellation except at the root of d (x0 = -1.19243), where a Taylor
+// polynomial in x - x0 takes over for float32 (RootWindow). P is applied as two factors of
+// exp(x / 2) at the very end, so d stays normal wherever the true d is, even where the
+// vector unit flushes a subnormal exp(x) to zero (x < -87.3).
+// With tanhx supplied, t is read instead: d = t + x sigmoid(x) (1 - t)(1 + t).
 #ifndef MISHGRAD_KERNEL_H
 #define MISHGRAD_KERNEL_H
 
@@ -33,6 +36,21 @@ constexpr int32_t kQueueDepth = 2;            // double buffering
 constexpr uint32_t kFloatsPerRepeat = 64;     // 256 bytes of float32
 constexpr uint32_t kBytesPerBlock = 32;
 constexpr float kFloatMax = 3.40282347e+38f;  // the largest finite float32
+constexpr int kTemps = 5;                     // float32 temporaries of the no-tanhx branch
+constexpr float kTwoToMinus64 = 5.42101086e-20f;  // 2^-64, exact
+// Beyond |x| = 2^20, e = 0 and the argument only ever multiplies zero: clamping it there
+// turns x = +-inf into a finite product (0, not inf * 0 = NaN) and changes nothing else.
+constexpr float kArgumentClamp = 1048576.0f;
+// The root of d, x0 = kRootHigh + kRootLow (a float32 and the rest), the Taylor
+// coefficients of d there (d = c1 u + c2 u^2 + c3 u^3 + ...), and the half-width of the
+// window where the polynomial is used. mishgrad.numerics.root_expansion derives them; a
+// test compares.
+constexpr float kRootHigh = -1.1924312f;
+constexpr float kRootLow = -3.0439375e-09f;
+constexpr float kRootC1 = 0.26694793f;
+constexpr float kRootC2 = 0.20473127f;
+constexpr float kRootC3 = 0.04190782f;
+constexpr float kRootHalfWidth = 0.04f;
 
 template <typename T>
 class MishGradKernel {
@@ -82,12 +100,13 @@ public:
                 pipe_.InitBuffer(tanhxFloat_, floatBytes);
             }
         }
-        const int temps = hasTanhx_ ? 2 : 4;
+        const int temps = hasTanhx_ ? 2 : kTemps;
         for (int i = 0; i < temps; ++i) {
             pipe_.InitBuffer(temp_[i], floatBytes);
         }
         if (!hasTanhx_) {
-            pipe_.InitBuffer(mask_, tileLength_ / 8);
+            pipe_.InitBuffer(positive_, tileLength_ / 8);
+            pipe_.InitBuffer(nonPositive_, tileLength_ / 8);
         }
     }
 
@@ -183,62 +202,115 @@ private:
         }
     }
 
-    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied). Uses the temps;
-    // d may not alias x or tanhx.
+    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied). Uses the temps and
+    // the masks; d may not alias x or tanhx.
     __aicore__ inline void Derivative(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                       const LocalTensor<float>& tanhx, uint32_t count)
     {
-        LocalTensor<float> e = temp_[0].template Get<float>();
-        LocalTensor<float> b = temp_[1].template Get<float>();
-        Abs(e, x, count);
-        Muls(e, e, -1.0f, count);
-        Exp(e, e, count);  // e = exp(-|x|), in (0, 1]: the only exponential
         if (hasTanhx_) {
-            XTimesSigmoid(d, x, e, b, count);
-            Muls(b, tanhx, -1.0f, count);
-            Adds(b, b, 1.0f, count);  // 1 - t
-            Mul(d, d, b, count);
-            Adds(b, tanhx, 1.0f, count);  // 1 + t
-            Mul(d, d, b, count);
-            Add(d, d, tanhx, count);
+            DerivativeFromTanhx(d, x, tanhx, count);
             return;
         }
-        LocalTensor<float> t = temp_[2].template Get<float>();
-        LocalTensor<float> c = temp_[3].template Get<float>();
-        LocalTensor<uint8_t> positive = mask_.template Get<uint8_t>();
+        LocalTensor<float> a = temp_[0].template Get<float>();
+        LocalTensor<float> e = temp_[1].template Get<float>();
+        LocalTensor<float> q = temp_[2].template Get<float>();
+        LocalTensor<float> half = temp_[3].template Get<float>();
+        LocalTensor<float> sigma = temp_[4].template Get<float>();
+        LocalTensor<uint8_t> positive = positive_.template Get<uint8_t>();
+        Exponentials(a, e, half, x, count);
+        Maxs(a, a, -kArgumentClamp, count);  // after Exp: keeps NaN there, makes +-inf finite here
         CompareScalar(positive, x, 0.0f, CMPMODE::GT, count);
-        Mul(b, e, e, count);      // e^2
-        Add(t, e, e, count);      // 2e
-        Adds(c, t, 1.0f, count);  // 1 + 2e: numerator of t for x > 0
-        Add(t, t, b, count);      // 2e + e^2: numerator of t for x <= 0
-        Select(t, positive, c, t, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
-        Add(b, b, b, count);      // 2e^2: numerator of 1 - t for x > 0 (2 for x <= 0)
-        Select(b, positive, b, 2.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
-        Add(c, t, b, count);      // the common denominator, in [1, 5]
-        Div(t, t, c, count);      // t
-        Div(b, b, c, count);      // 1 - t
-        XTimesSigmoid(d, x, e, c, count);
-        Mul(d, d, b, count);
-        Adds(b, t, 1.0f, count);  // 1 + t
-        Mul(d, d, b, count);
-        Add(d, d, t, count);
+        Select(q, positive, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // Q
+        Mul(e, e, half, count);      // e = exp(-|x|): E * 1 for x > 0, E * E for x <= 0
+        Adds(sigma, e, 1.0f, count);  // sigma = 1 + e
+        Add(d, sigma, q, count);      // n = sigma + Q: 1 + 2e or 2 + e
+        Add(q, q, e, count);
+        Mul(q, q, e, count);          // m = (Q + e) e: 2e^2 or e + e^2
+        Add(e, d, q, count);          // D = n + m, in [1, 5]
+        Select(q, positive, q, -4.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+        Mul(q, q, sigma, count);
+        Mul(q, q, a, count);
+        Div(q, q, e, count);          // -2 x sigma Q^2 / D, with a = -x or x / 2
+        Muls(q, q, -2.0f, count);
+        Add(q, q, d, count);          // n + 4 x sigma Q^2 / D
+        Mul(q, q, half, count);
+        Div(q, q, e, count);
+        Mul(d, q, half, count);       // d = P (n + 4 x sigma Q^2 / D) / D, P = half^2
+        if constexpr (!kWidened) {
+            // float16/bfloat16 round d to 8 or 11 bits, which hides the rational form's
+            // error at the root: only float32 needs the window (notebook 06).
+            RootWindow(d, x, a, e, positive, count);
+        }
     }
 
-    // dst = x * sigmoid(x) = (max(x, 0) + min(x, 0) * e) / (1 + e). Clamping each part to
-    // +-FLT_MAX keeps x = +-inf finite here, so that d(+inf) = 1 and d(-inf) = 0 rather than
-    // inf * 0 = NaN. Leaves 1 + e in `e`; uses `scratch`.
-    __aicore__ inline void XTimesSigmoid(const LocalTensor<float>& dst, const LocalTensor<float>& x,
-                                         const LocalTensor<float>& e,
-                                         const LocalTensor<float>& scratch, uint32_t count)
+    // The one exponential, of a = min(-x, x / 2): E = exp(-x) for x > 0 and exp(x / 2) for
+    // x <= 0. Leaves a, E in `e`, and in `half` the factor P^(1/2): 1 for x > 0, E for x <= 0.
+    // Halving the argument keeps E normal down to x = -174, so P = half * half is applied as
+    // two factors at the very end and d stays normal wherever the true d is.
+    __aicore__ inline void Exponentials(const LocalTensor<float>& a, const LocalTensor<float>& e,
+                                        const LocalTensor<float>& half, const LocalTensor<float>& x,
+                                        uint32_t count)
     {
-        Mins(scratch, x, 0.0f, count);
-        Maxs(scratch, scratch, -kFloatMax, count);
-        Mul(scratch, scratch, e, count);  // min(x, 0) * e
-        Adds(e, e, 1.0f, count);          // 1 + e
-        Maxs(dst, x, 0.0f, count);
-        Mins(dst, dst, kFloatMax, count);
-        Add(dst, dst, scratch, count);
-        Div(dst, dst, e, count);
+        LocalTensor<uint8_t> nonPositive = nonPositive_.template Get<uint8_t>();
+        Muls(a, x, -1.0f, count);
+        Muls(e, x, 0.5f, count);
+        Min(a, a, e, count);
+        Exp(e, a, count);
+        CompareScalar(nonPositive, x, 0.0f, CMPMODE::LE, count);
+        Select(half, nonPositive, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+    }
+
+    // Near the root x0 of d, every form built on exp(x) keeps an absolute error of a few
+    // 1e-8 (the exponential's own rounding), which is a large relative error as d -> 0.
+    // There d is the Taylor polynomial d = u (c1 + u (c2 + c3 u)) in u = (x - x0_hi) - x0_lo;
+    // x - x0_hi is exact (Sterbenz), so every term keeps full relative accuracy.
+    __aicore__ inline void RootWindow(const LocalTensor<float>& d, const LocalTensor<float>& x,
+                                      const LocalTensor<float>& u, const LocalTensor<float>& p,
+                                      const LocalTensor<uint8_t>& inside, uint32_t count)
+    {
+        Adds(u, x, -kRootHigh, count);
+        Adds(u, u, -kRootLow, count);
+        Abs(p, u, count);
+        CompareScalar(inside, p, kRootHalfWidth, CMPMODE::LT, count);
+        Muls(p, u, kRootC3, count);
+        Adds(p, p, kRootC2, count);
+        Mul(p, p, u, count);
+        Adds(p, p, kRootC1, count);
+        Mul(p, p, u, count);
+        Select(d, inside, p, d, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+    }
+
+    // The tanhx branch: d = t + x s (1 - t)(1 + t) with the supplied t, and
+    // x s = (max(x, 0) + min(x, 0) e) / (1 + e) with e = exp(-|x|) = h * h, h = exp(-|x| / 2).
+    // min(x, 0) e is formed as (min(x, 0) h) h, which stays normal where the true product is
+    // even when e itself is flushed to zero (x < -87.3). The quotient is taken 2^64 times too
+    // large (the denominator scaled by 2^-64) and 1 - t 2^64 times too small, so that a
+    // subnormal x s is not flushed by Div: d keeps its sign where it is subnormal too.
+    __aicore__ inline void DerivativeFromTanhx(const LocalTensor<float>& d, const LocalTensor<float>& x,
+                                               const LocalTensor<float>& t, uint32_t count)
+    {
+        LocalTensor<float> h = temp_[0].template Get<float>();
+        LocalTensor<float> e = temp_[1].template Get<float>();
+        Abs(h, x, count);
+        Muls(h, h, -0.5f, count);
+        Exp(h, h, count);  // h = exp(-|x| / 2): the only exponential
+        Mul(e, h, h, count);
+        Mins(d, x, 0.0f, count);
+        Maxs(d, d, -kFloatMax, count);  // x = -inf: -FLT_MAX * 0 = 0, not -inf * 0 = NaN
+        Mul(d, d, h, count);
+        Mul(d, d, h, count);  // min(x, 0) e
+        Muls(e, e, kTwoToMinus64, count);
+        Adds(e, e, kTwoToMinus64, count);  // (1 + e) 2^-64
+        Maxs(h, x, 0.0f, count);
+        Mins(h, h, kFloatMax * kTwoToMinus64, count);  // x = +inf: finite, times 1 - t = 0 below
+        Add(d, d, h, count);
+        Div(d, d, e, count);  // x s 2^64
+        Muls(h, t, -kTwoToMinus64, count);
+        Adds(h, h, kTwoToMinus64, count);  // (1 - t) 2^-64
+        Mul(d, d, h, count);
+        Adds(h, t, 1.0f, count);  // 1 + t
+        Mul(d, d, h, count);
+        Add(d, d, t, count);
     }
 
     TPipe pipe_;
@@ -249,8 +321,9 @@ private:
     TBuf<TPosition::VECCALC> xFloat_;
     TBuf<TPosition::VECCALC> resultFloat_;
     TBuf<TPosition::VECCALC> tanhxFloat_;
-    TBuf<TPosition::VECCALC> temp_[4];
-    TBuf<TPosition::VECCALC> mask_;
+    TBuf<TPosition::VECCALC> temp_[kTemps];
+    TBuf<TPosition::VECCALC> positive_;
+    TBuf<TPosition::VECCALC> nonPositive_;
     GlobalTensor<T> gradGm_;
     GlobalTensor<T> xGm_;
     GlobalTensor<T> tanhxGm_;

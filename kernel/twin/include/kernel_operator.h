@@ -707,6 +707,12 @@ void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 }
 
 template <typename T>
+void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
+{
+    detail::Binary("Min", dst, src0, src1, count, [](float a, float b) { return detail::MinNan(a, b); });
+}
+
+template <typename T>
 void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count)
 {
     const twin::Numerics numerics = twin::Current().platform.numerics;

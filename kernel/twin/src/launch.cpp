@@ -165,6 +165,11 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace));
 }
 
+static_assert(kNumericsIeee == static_cast<uint32_t>(twin::Numerics::kIeee) &&
+                  kNumericsHardware == static_cast<uint32_t>(twin::Numerics::kHardware) &&
+                  kNumericsAdversarial == static_cast<uint32_t>(twin::Numerics::kAdversarial),
+              "MishGradTwinNumerics numbers the models as twin::Numerics does");
+
 extern "C" int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics)
 {
     if (numerics >= twin::kNumericsCount || (n > 0 && (x == nullptr || out == nullptr))) {

@@ -2,7 +2,6 @@
 #include "twin/numerics.h"
 
 #include <array>
-#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +19,8 @@ constexpr double kInvLn2 = 0x1.71547652b82fep+0;
 constexpr double kLn2Hi = 0x1.62e42fee00000p-1;
 constexpr double kLn2Lo = 0x1.a39ef35793c76p-33;
 constexpr int kExpDegree = 12;
+// Adding and subtracting 1.5 * 2^52 rounds a double below 2^51 to an integer (ties to even).
+constexpr double kRoundingShift = 0x1.8p52;
 // The polynomial and the reduction err by less than 2^-51 relatively. Within this relative
 // distance of a float32 the double exponential cannot tell on which side of it the exact
 // value lies; that float32 is then the result.
@@ -35,6 +36,8 @@ constexpr float kExpUnderflow = -88.0f;
 constexpr uint64_t kExpSalt = 0x6578700000000000ull;  // "exp"
 constexpr uint64_t kDivSalt = 0x6469760000000000ull;  // "div"
 constexpr double kTwoTo128 = 0x1p128;  // where +inf stands on the float32 grid
+constexpr uint32_t kInfinityBits = 0x7f800000u;
+constexpr uint32_t kMinNormalBits = 0x00800000u;  // FLT_MIN
 
 constexpr std::array<double, kExpDegree + 1> TaylorCoefficients()
 {
@@ -67,12 +70,16 @@ uint64_t Mix(uint64_t key)
 double ExpDouble(float x)
 {
     const double xd = x;
-    const double k = std::nearbyint(xd * kInvLn2);
+    const double k = (xd * kInvLn2 + kRoundingShift) - kRoundingShift;  // nearest integer
     const double r = (xd - k * kLn2Hi) - k * kLn2Lo;
-    double p = kTaylor[kExpDegree];
-    for (int n = kExpDegree - 1; n >= 0; --n) {
-        p = p * r + kTaylor[n];
-    }
+    // Estrin's scheme: the same polynomial in four dependent steps instead of twelve.
+    const double r2 = r * r;
+    const double r4 = r2 * r2;
+    const double* c = kTaylor.data();
+    const double low = (c[0] + c[1] * r) + (c[2] + c[3] * r) * r2;
+    const double middle = (c[4] + c[5] * r) + (c[6] + c[7] * r) * r2;
+    const double high = (c[8] + c[9] * r) + (c[10] + c[11] * r) * r2 + c[12] * r4;
+    const double p = low + (middle + high * r4) * r4;
     uint64_t scale = static_cast<uint64_t>(static_cast<int64_t>(k) + 1023) << 52;  // 2^k
     double power = 0;
     std::memcpy(&power, &scale, sizeof(power));
@@ -86,37 +93,40 @@ bool TakeHigh(Numerics numerics, bool highIsFarther, uint64_t key)
     return numerics == Numerics::kAdversarial ? highIsFarther : (Mix(key) >> 63) != 0;
 }
 
+// The value of a nonnegative float32 bit pattern, +inf standing for 2^128.
+double GridValue(uint32_t bits)
+{
+    float value = 0;
+    std::memcpy(&value, &bits, sizeof(value));
+    return bits >= kInfinityBits ? kTwoTo128 : value;
+}
+
 // A float32 neighbour of `exact` (finite, nonzero), chosen as `numerics` says, flushed to
 // zero if subnormal. `tolerance`: see kExpTolerance (0 when `exact` is exactly rounded).
+// Works on bit patterns (for nonnegative floats the next one up is the pattern plus one)
+// and without data-dependent branches: a mispredicted branch costs more than all the rest.
 float Pick(double exact, double tolerance, uint64_t key, Numerics numerics)
 {
     const double magnitude = std::fabs(exact);
-    float chosen = INFINITY;
+    uint32_t chosen = kInfinityBits;
     if (magnitude < kTwoTo128) {
-        const float nearest = static_cast<float>(magnitude);
-        const double nearestValue = std::isinf(nearest) ? kTwoTo128 : nearest;
-        if (std::fabs(magnitude - nearestValue) <= tolerance * magnitude) {
-            chosen = nearest;
-        } else {
-            const float low = nearestValue < magnitude ? nearest : std::nextafter(nearest, 0.0f);
-            const float high = std::nextafter(low, INFINITY);
-            const double highValue = std::isinf(high) ? kTwoTo128 : high;
-            // Both differences are exact (Sterbenz), so the comparison is too.
-            chosen = TakeHigh(numerics, magnitude - low <= highValue - magnitude, key) ? high : low;
-        }
+        const uint32_t nearest = Bits(static_cast<float>(magnitude));
+        const double nearestValue = GridValue(nearest);
+        const uint32_t low = nearest - static_cast<uint32_t>(nearestValue >= magnitude);
+        // Both differences are exact (Sterbenz), so the comparison is too.
+        const bool highIsFarther = magnitude - GridValue(low) <= GridValue(low + 1) - magnitude;
+        const uint32_t picked = low + static_cast<uint32_t>(TakeHigh(numerics, highIsFarther, key));
+        const bool decided = std::fabs(magnitude - nearestValue) <= tolerance * magnitude;
+        chosen = decided ? nearest : picked;
     }
-    if (chosen < FLT_MIN) {
-        chosen = 0.0f;  // flush to zero
-    }
-    return std::signbit(exact) ? -chosen : chosen;
+    chosen = chosen < kMinNormalBits ? 0 : chosen;  // flush to zero
+    chosen |= static_cast<uint32_t>(std::signbit(exact)) << 31;
+    float result = 0;
+    std::memcpy(&result, &chosen, sizeof(result));
+    return result;
 }
 
 }  // namespace
-
-const char* NumericsName(Numerics numerics)
-{
-    return kNames[static_cast<uint32_t>(numerics)];
-}
 
 bool NumericsFromEnvironment(Numerics* numerics, std::string* error)
 {
