@@ -19,11 +19,11 @@
 extern "C" {
 
 // Where the regions begin and the standard's floor (passed from Python: errors.ROOT_WINDOW,
-// errors.FLOAT32_SUBNORMAL_EDGE, precision.FLOOR).
+// exhaustive.EXP_SUBNORMAL_EDGE, precision.FLOOR).
 struct ExhaustiveConfig {
     double rootLow;
     double rootHigh;
-    double subnormalEdge;
+    double expSubnormalEdge;
     double floor;
     uint32_t threads;
 };
@@ -32,8 +32,8 @@ struct ExhaustiveConfig {
 enum ExhaustiveRegion : uint32_t {
     kPositive = 0,       // x >= 0 (with -0)
     kRootWindow = 1,     // rootLow <= x <= rootHigh
-    kNegative = 2,       // subnormalEdge <= x < 0, outside the root window
-    kExpSubnormal = 3,   // x < subnormalEdge, d normal (e^x subnormal in float32)
+    kNegative = 2,       // expSubnormalEdge <= x < 0, outside the root window
+    kExpSubnormal = 3,   // x < expSubnormalEdge, d normal (e^x subnormal in float32)
     kDSubnormal = 4,     // d subnormal or zero
     kSpecial = 5,        // NaN, +-inf
     kRegionCount = 6,
@@ -136,7 +136,7 @@ ExhaustiveRegion RegionOf(float x, float d, const ExhaustiveConfig& config)
     if (x >= config.rootLow && x <= config.rootHigh) {
         return kRootWindow;
     }
-    return x >= config.subnormalEdge ? kNegative : kExpSubnormal;
+    return x >= config.expSubnormalEdge ? kNegative : kExpSubnormal;
 }
 
 void Accumulate(float x, float a, const oracle32::Rounded& truth, const ExhaustiveConfig& config,
