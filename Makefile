@@ -12,7 +12,7 @@ LAB_ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test lint format notebooks bench twin example cann-check ut gtest site browser test-site clean
+.PHONY: help venv lab test lint format notebooks bench exhaustive twin example cann-check ut gtest site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
@@ -23,6 +23,7 @@ help:
 	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
 	@echo "make ut         the operator's ops-nn-format unit tests (kernel/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
+	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
 	@echo "make format     format the Python sources and notebooks with ruff"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
 	@echo "make test-site  build the site, then open every page and notebook 03 in JupyterLab headless"
@@ -78,6 +79,14 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/accuracy.py
 	$(BIN)/python bench/kernel.py
+
+# Every float32 input through the kernel on the twin under each numerics model, against the
+# correctly rounded d; writes bench/results/exhaustive.{json,md}. Interrupted, it resumes from
+# build/exhaustive/ when run again. Not part of `make test` (a 2^24-input stride of it is).
+# EXHAUSTIVE_ARGS: e.g. "--stride 16 --models ieee".
+EXHAUSTIVE_ARGS ?=
+exhaustive: $(STAMP)
+	$(BIN)/python bench/exhaustive.py $(EXHAUSTIVE_ARGS)
 
 twin: $(STAMP)
 	$(BIN)/python -c "from mishgrad import twin; print(twin.build())"

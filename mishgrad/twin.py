@@ -98,12 +98,14 @@ class BuildSpec:
     """What to compile into one library: sources (each with its extra flags) and includes.
 
     ``include_dirs`` are on every unit's path; a unit's own ``-I`` flags only on its own.
+    ``libraries`` are system libraries to link (``("quadmath",)`` adds ``-lquadmath``).
     """
 
     name: str
     units: tuple[tuple[Path, tuple[str, ...]], ...]
     include_dirs: tuple[Path, ...]
     flavour: str
+    libraries: tuple[str, ...] = ()
 
     def flags(self) -> list[str]:
         """Compiler flags shared by every translation unit."""
@@ -121,7 +123,8 @@ class BuildSpec:
     def digest(self, compiler: str) -> str:
         """Hash of compiler version, flags and the content of every file of :meth:`files`."""
         stats = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in self.files())
-        return _digest(compiler, repr((self.flags(), [(str(p), f) for p, f in self.units])), stats)
+        units = [(str(p), f) for p, f in self.units]
+        return _digest(compiler, repr((self.flags(), units, self.libraries)), stats)
 
 
 @cache
@@ -214,7 +217,9 @@ def build(spec: BuildSpec | None = None) -> Path:
         with tempfile.TemporaryDirectory(dir=folder) as workdir:
             objects = _compile(compiler, spec, Path(workdir))
             partial = Path(workdir) / library.name
-            link = [compiler, *spec.flags(), "-shared", *map(str, objects), "-o", str(partial)]
+            libraries = [f"-l{name}" for name in spec.libraries]
+            link = [compiler, *spec.flags(), "-shared", *map(str, objects), *libraries]
+            link += ["-o", str(partial)]
             result = subprocess.run(link, capture_output=True, text=True, check=False)
             if result.returncode != 0:
                 raise TwinBuildError(f"linking {library.name} failed:\n{result.stderr.strip()}")

@@ -1,0 +1,54 @@
+"""Every float32 input through the kernel on the twin, under each numerics model.
+
+``make exhaustive`` runs this: all 2**32 inputs (grad = 1, no tanhx) against the correctly
+rounded d, in tiles, with a progress bar; a summary per model in ``build/exhaustive/`` lets
+an interrupted run continue where it stopped (run the same command again). At the end it
+writes ``bench/results/exhaustive.json`` and ``.md`` (the table notebook 06 shows) and exits
+with status 1 if a target is missed. ``--stride N`` visits every N-th bit pattern instead
+and writes its result next to the summaries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mishgrad import exhaustive_report, exhaustive_run, twin
+from mishgrad.exhaustive_run import REPOSITORY, SUMMARIES, Plan
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stride", type=int, default=1, help="visit every N-th bit pattern")
+    parser.add_argument("--tile", type=int, default=exhaustive_run.DEFAULT_TILE)
+    parser.add_argument(
+        "--models", nargs="+", default=list(twin.NUMERICS_MODELS), choices=twin.NUMERICS_MODELS
+    )
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = arguments()
+    plan = Plan(args.stride, args.tile)
+    models = {}
+    for model in args.models:
+        path = SUMMARIES / f"{model}-stride{plan.stride}.json"
+        _, why = exhaustive_run.load_summary(path, exhaustive_run.identity(model, plan))
+        print(f"{model}: {plan.inputs:,} inputs in {plan.tiles} tiles; {why}", file=sys.stderr)
+        summary = exhaustive_run.sweep(model, plan, path, exhaustive_run.Progress(model, plan))
+        models[model] = exhaustive_report.result(summary)
+    results = {"plan": {"stride": plan.stride, "inputs": plan.inputs}, "models": models}
+    stem = (
+        exhaustive_report.RESULTS
+        if plan.stride == 1
+        else SUMMARIES / f"results-stride{plan.stride}"
+    )
+    exhaustive_report.write(results, stem)
+    print(exhaustive_report.markdown(results))
+    print(f"written: {stem.relative_to(REPOSITORY)}.json and .md", file=sys.stderr)
+    met = all(check["met"] for entry in models.values() for check in entry["targets"])
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
