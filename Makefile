@@ -99,7 +99,8 @@ example: $(STAMP)
 
 # Every Ascend-side source compiled with g++ -fsyntax-only -Werror against CANN's own headers,
 # with ops-nn's include directories, plus a self-test of planted API misuses
-# (tools/cann_check/check.py). CANN_HEADERS: a directory or .tar.xz of CANN's header trees.
+# (tools/cann_check/check.py). CANN_HEADERS: a directory or .tar.xz of CANN's header trees;
+# without it, the CANN at ASCEND_HOME_PATH (plus OPBASE_SOURCE_PATH and OPS_NN_DIR).
 cann-check: $(STAMP)
 	$(BIN)/python tools/cann_check/check.py
 

@@ -59,6 +59,27 @@ FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7
 FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 
 
+def operator_close(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Where an operator result ``grad * d`` is as close to the oracle as the targets promise.
+
+    The one tolerance for every run of the whole operator, on the twin under any numerics
+    model and on an NPU (``MISHGRAD_BACKEND=ascend``): it follows from the targets, not from
+    one machine's last bits. float16/bfloat16: d is within the float32 relative error target
+    before ``grad * d`` is rounded once, so the result is within 1 ULP
+    (:data:`HALF_MAX_ULP`). float32: relative error :data:`FLOAT32_MAX_REL_ERROR` plus one
+    rounding of the product, with :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` times 2 as the
+    absolute floor where the result is subnormal; or within 2 ULP. Equal NaNs are close.
+    """
+    distance = ulp_distance(result, truth)
+    if result.dtype != np.float32:
+        return distance <= HALF_MAX_ULP
+    wide_result, wide_truth = result.astype(np.float64), truth.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        allowed = (FLOAT32_MAX_REL_ERROR + 2.0**-24) * np.abs(wide_truth)
+        near = np.abs(wide_result - wide_truth) <= allowed + 2 * FLOAT32_MAX_ABS_ERROR_SUBNORMAL
+    return (distance <= 2) | near
+
+
 def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """ULPs between ``result`` and ``truth`` (same dtype), as float64.
 

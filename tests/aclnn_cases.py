@@ -220,15 +220,7 @@ def _check_result(
             "aclrtMemcpy",
         )
     got = _host_values(out_case, after)
-    wide_got, wide_expected = got.astype(np.float64), expected.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        near = np.abs(wide_got - wide_expected) <= 1e-5 * np.abs(wide_expected) + 1e-6
-    same = (
-        (errors.ulp_distance(got, expected) <= 2)
-        | near
-        | (np.isnan(wide_got) & np.isnan(wide_expected))
-    )
-    assert np.all(same), (got, expected)
+    assert np.all(errors.operator_close(got, expected)), (got, expected)
     touched = np.zeros(out_case.storage, bool)
     if out_case.size:
         marks = np.lib.stride_tricks.as_strided(

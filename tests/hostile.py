@@ -300,10 +300,7 @@ def _offsets(case: TensorCase) -> np.ndarray:
 
 
 def _assert_close(got: np.ndarray, truth: np.ndarray) -> None:
-    wide_got, wide_truth = got.astype(np.float64), truth.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        near = np.abs(wide_got - wide_truth) <= 1e-5 * np.abs(wide_truth) + 1e-6
-    assert np.all((errors.ulp_distance(got, truth) <= 2) | near), (got, truth)
+    assert np.all(errors.operator_close(got, truth)), (got, truth)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The C++ aclnn example (kernel/examples): built and run the way a user runs it.
 
 ``make example`` builds ``test_aclnn_mish_grad.cpp`` against the twin; its printed values
-must be the correctly rounded gradient within 2 ULP (the twin computes what the kernel
-computes). ``run.sh`` is for an Ascend host and cannot run against CANN here; what can be
-checked is its syntax, its message when CANN is missing, and its choice of headers and
+must be as close to the correctly rounded gradient as the targets promise
+(``errors.operator_close``, the tolerance of every run of the operator, NPU included).
+``run.sh`` is for an Ascend host and cannot run against CANN here; what can be checked is
+its syntax, its message when CANN is missing, and its choice of headers and
 libraries, on a stand-in CANN tree whose headers and libraries are the twin's.
 """
 
@@ -30,7 +31,6 @@ CANN_SET_ENV = (
 # The example's data (shape {4, 2}, float32).
 GRAD_OUTPUT = np.arange(8, dtype=np.float32).reshape(4, 2)
 SELF = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
-MAX_ULP = 2
 
 VALUE_LINE = re.compile(r"^gradInput\[(\d+)\] = (\S+)$", re.MULTILINE)
 
@@ -55,7 +55,7 @@ def run(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def check_example_output(result: subprocess.CompletedProcess[str]) -> None:
-    """Exit status 0, `status: ok` last, and every value within MAX_ULP of the oracle."""
+    """Exit status 0, `status: ok` last, and every value as close to the oracle as promised."""
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     assert result.stdout.splitlines()[-1] == "status: ok"
     lines = VALUE_LINE.findall(result.stdout)
@@ -63,8 +63,7 @@ def check_example_output(result: subprocess.CompletedProcess[str]) -> None:
     # %.9g gives back the exact float32.
     values = np.array([float(text) for _, text in lines], dtype=np.float32).reshape(SELF.shape)
     truth = oracle.mish_backward_oracle(GRAD_OUTPUT, SELF)
-    distance = errors.ulp_distance(values, truth)
-    assert np.all(distance <= MAX_ULP), f"printed {values}, oracle {truth}, ULP {distance}"
+    assert np.all(errors.operator_close(values, truth)), f"printed {values}, oracle {truth}"
 
 
 @pytest.fixture(scope="module")

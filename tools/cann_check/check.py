@@ -13,11 +13,12 @@ each one at the kernel's own line. What only CANN's toolkit provides (tikicpulib
 intrinsics, libboundscheck's securec.h, the op compiler's per-op tiling header) comes from
 ``stubs/``, each file saying what it stands in for.
 
-The headers come from ``$CANN_HEADERS``: a directory, or a ``.tar.xz`` of the layout
-``asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/`` (CANN's open-source header trees). An
-installed CANN (``$ASCEND_HOME_PATH``) lays its headers out differently and is not used yet.
-They are never copied into the repository: their license limits their use to software for
-Ascend processors.
+The headers come from ``$CANN_HEADERS`` when it is set: a directory, or a ``.tar.xz`` of the
+layout ``asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/`` (CANN's open-source header
+trees). Otherwise from the CANN installed at ``$ASCEND_HOME_PATH``, found the way ops-nn's build
+finds them (:mod:`installed`; opbase and ops-nn's ``common/`` from ``OPBASE_SOURCE_PATH`` and
+``OPS_NN_DIR``). They are never copied into the repository: their license limits their use to
+software for Ascend processors.
 
 Usage: ``python tools/cann_check/check.py [KERNEL_DIR]``. Exit status 0 if everything
 passed, 1 on a failure, 2 if the headers are missing.
@@ -39,6 +40,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from mishgrad import opsnn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import installed  # this folder's module
 
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "stubs"
@@ -99,9 +103,8 @@ def cann_dirs(root: Path) -> dict[str, list[str]]:
     }
 
 
-def checks(root: Path, kernel: Path) -> list[Check]:
-    """Every compile of the check, for the headers at ``root`` and the operator at ``kernel``."""
-    dirs = cann_dirs(root)
+def checks(dirs: dict[str, list[str]], kernel: Path) -> list[Check]:
+    """Every compile of the check, for CANN's folders ``dirs`` and the operator at ``kernel``."""
     tiling_header = ("-include", str(STUBS / "kernel" / "mish_grad_tiling_header.h"))
     kernel_flags = (*dirs["kernel"], *KERNEL_DEFINES, *tiling_header, "-x", "c++")
     own = opsnn.include_flags
@@ -163,7 +166,7 @@ MISUSES = [
 ]
 
 
-def self_test(root: Path, kernel: Path, work: Path) -> list[str]:
+def self_test(dirs: dict[str, list[str]], kernel: Path, work: Path) -> list[str]:
     """Plant each misuse in its own copy of the kernel; return the failures (empty: passed)."""
     header = (kernel / "op_kernel/mish_grad.h").read_text()
     failures = []
@@ -176,7 +179,7 @@ def self_test(root: Path, kernel: Path, work: Path) -> list[str]:
         planted = header.replace(right, wrong, 1)
         (copy / "op_kernel/mish_grad.h").write_text(planted)
         line = planted[: planted.index(wrong)].count("\n") + 1
-        check = checks(root, copy)[1]  # the kernel, DTYPE_X=half
+        check = checks(dirs, copy)[1]  # the kernel, DTYPE_X=half
         output = compile_one(check).stderr
         if not re.search(rf"mish_grad\.h:{line}:\d+: error", output):
             failures.append(f"{what}: no error at op_kernel/mish_grad.h:{line}")
@@ -189,27 +192,30 @@ def _stop(message: str) -> NoReturn:
 
 
 @contextmanager
-def cann_headers() -> Iterator[Path]:
-    """The header trees from ``$CANN_HEADERS`` (unpacked to a temporary folder if a tarball).
+def cann_headers() -> Iterator[dict[str, list[str]]]:
+    """CANN's include directories per target, from ``$CANN_HEADERS`` or ``$ASCEND_HOME_PATH``.
 
-    Exits with status 2, saying why, if they cannot be found.
+    ``$CANN_HEADERS`` (unpacked to a temporary folder if a tarball) wins; without it, the CANN
+    installed at ``$ASCEND_HOME_PATH`` (:func:`installed.installed_dirs`). Exits with status 2,
+    saying why, if they cannot be found.
     """
     given = os.environ.get("CANN_HEADERS")
+    home = os.environ.get("ASCEND_HOME_PATH")
+    if not given and home:
+        try:
+            yield installed.installed_dirs(Path(home), STUBS)
+        except installed.LayoutError as error:
+            _stop(str(error))
+        return
     if not given:
-        installed = os.environ.get("ASCEND_HOME_PATH")
         _stop(
             "cann-check: set CANN_HEADERS to a directory or .tar.xz of CANN's open-source "
-            "header trees (asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/)"
-            + (
-                f". The CANN installed at ASCEND_HOME_PATH={installed} is not used: its headers "
-                "are laid out differently, and this check has not been mapped onto that layout"
-                if installed
-                else ""
-            )
+            "header trees (asc-devkit/ metadef/ opbase/ runtime/ ops-nn/ gen/), or source "
+            "CANN's set_env.sh so that ASCEND_HOME_PATH names an installed CANN"
         )
     path = Path(given).resolve()
     if path.is_dir():
-        yield path
+        yield cann_dirs(path)
         return
     if not path.is_file():
         _stop(
@@ -220,22 +226,22 @@ def cann_headers() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="cann-headers-") as folder:
         with tarfile.open(path) as archive:
             archive.extractall(folder, filter="data")
-        yield Path(folder)
+        yield cann_dirs(Path(folder))
 
 
 def main(argv: list[str]) -> int:
     """Run every check and the self-test; print one line each and a summary."""
     kernel = Path(argv[1] if len(argv) > 1 else HERE.parent.parent / "kernel").resolve()
     failed = 0
-    with cann_headers() as root:
-        for check in checks(root, kernel):
+    with cann_headers() as dirs:
+        for check in checks(dirs, kernel):
             result = compile_one(check)
             failed += result.returncode != 0
             print(f"{'PASS' if result.returncode == 0 else 'FAIL'}  {check.label}", flush=True)
             if result.returncode != 0:
                 print(result.stderr.strip()[:4000])
         with tempfile.TemporaryDirectory(prefix="cann-check-") as work:
-            failures = self_test(root, kernel, Path(work))
+            failures = self_test(dirs, kernel, Path(work))
     for failure in failures:
         print(f"FAIL  self-test: {failure}")
     if not failures:
