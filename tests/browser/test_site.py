@@ -9,6 +9,7 @@ build/site-screenshots/ (or $SITE_SCREENSHOTS).
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import threading
@@ -33,6 +34,13 @@ KERNEL_SOURCES = [
     "kernel/twin/include/kernel_operator.h",
 ]
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def stored_figures(stem: str) -> int:
+    """How many PNG figures the notebook ``stem`` stores in its outputs (each must show)."""
+    notebook = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    outputs = (o for cell in notebook["cells"] for o in cell.get("outputs", []))
+    return sum("image/png" in o.get("data", {}) for o in outputs)
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -162,7 +170,9 @@ def test_page_renders(page, site_url, browser, screenshots):
     assert state["typeset"] >= state["math"], state
     assert not state["raw"], f"raw TeX in the text of {page}: {state['raw']}"
     if page.startswith("notebooks/"):
-        assert state["math"] > 0 and state["images"], f"{page}: no math or no figures"
+        figures = stored_figures(Path(page).stem)
+        assert state["math"] > 0, f"{page}: no math"
+        assert len(state["images"]) >= figures, f"{page}: {figures} figures stored, {state}"
 
 
 def test_search_finds_the_tiling_notebook(site_url, browser):
