@@ -1,6 +1,6 @@
 """Mish, its gradient, and every formula for the gradient that the project compares.
 
-Conventions (DESIGN §4). With ``t = tanh(softplus(x))`` and ``s = sigmoid(x)``::
+Conventions (notebook 01). With ``t = tanh(softplus(x))`` and ``s = sigmoid(x)``::
 
     mish(x)  = x * t
     d(x)     = dmish/dx = t + x * s * (1 - t**2)

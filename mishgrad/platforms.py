@@ -1,4 +1,4 @@
-"""The Ascend platforms the tiling is planned for (DESIGN §9; cited in notebook 03).
+"""The Ascend platforms the tiling is planned for (each figure is cited in notebook 03).
 
 Atlas A2 (chip architecture 2201): 196,608 bytes of Unified Buffer per vector core, of
 which CANN's tiling API reports 196,352 (256 bytes are reserved). ``Select`` in its

@@ -4,8 +4,8 @@ MishGrad reads ``grad`` and ``x`` (and ``tanhx``) once and writes the output onc
 element costs a fixed number of bytes of global memory (HBM) traffic and a fixed number of
 vector instructions. Whichever takes longer bounds the kernel:
 
-- **memory**: bytes per element (the tensors' sizes: DESIGN §4 requires that the kernel
-  moves exactly those) divided by the HBM bandwidth;
+- **memory**: bytes per element (the tensors' sizes: the kernel moves exactly those,
+  as notebook 04 checks on the trace) divided by the HBM bandwidth;
 - **vector**: every vector instruction of the kernel works on float32 in 256-byte repeats,
   64 elements per repeat, so one instruction costs ``cycles_per_repeat / 64`` cycles per
   element on one vector core. The instruction counts come from the twin's trace
@@ -15,8 +15,8 @@ The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook
 pipeline model), so both models make the same assumptions:
 
 ``hbm_bytes_per_second``
-    Not well documented; public reports for Atlas A2 range over :data:`HBM_BANDWIDTH_RANGE`
-    (DESIGN §9). The default is the upper end.
+    Not well documented; public reports for Atlas A2 range over :data:`HBM_BANDWIDTH_RANGE`.
+    The default is the upper end.
 ``clock_hz``
     The vector core clock: assumed (no public source states it for the 910B2).
 ``vector_cycles_per_repeat``
@@ -47,7 +47,8 @@ from .dtypes import as_dtype
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .trace import InstructionCounts, PipelineModel, instruction_counts
 
-#: Public reports of Atlas A2's HBM bandwidth range over these bytes per second (DESIGN §9).
+#: Public reports of Atlas A2's HBM bandwidth range over these bytes per second: no CANN
+#: document states it, so the model keeps it a parameter.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
 #: Bytes per element of the data every vector instruction of the kernel works on (float32).
 COMPUTE_BYTES: Final = 4
@@ -56,7 +57,7 @@ ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // COMPUTE_BYTES
 
 #: ops-nn v1's float32 path without tanhx: 42 vector instructions per tile, 4 of them
 #: ``Exp`` and 4 ``Div`` (counted from ops-nn
-#: ``experimental/activation/mish_grad/op_kernel/mish_grad.h``; DESIGN §4).
+#: ``experimental/activation/mish_grad/op_kernel/mish_grad.h``).
 V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = {"Exp": 4, "Div": 4, "other": 34}
 
 

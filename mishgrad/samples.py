@@ -8,8 +8,8 @@ on a fixed, reproducible sample made of three parts:
     120 (see :func:`mishgrad.dtypes.ordered`): every binade from the subnormals up to
     64 gets the same number of points, so tiny, moderate and large |x| are all covered.
 ``uniform``
-    Draws from uniform[-20, 20] with a fixed seed: the distribution DESIGN's
-    "within 1 ULP" target is stated for.
+    Draws from uniform[-20, 20] with a fixed seed: the distribution the share of
+    results within 1 ULP is reported for.
 ``root``
     Every ``root_stride``-th float32 in the root window [-1.25, -1.15], where d crosses
     zero and absolute error is what counts.

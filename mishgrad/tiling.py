@@ -203,7 +203,8 @@ def v1_overrun_bytes(total_length: int, dtype_size: int, has_tanhx: bool) -> int
     """Bytes past the tensor's end that ops-nn v1's tiling makes its last core touch.
 
     v1 rounds the byte length up to whole blocks (256 bytes without tanhx, 32 with it) and
-    copies whole blocks (DESIGN §10; ops-nn ``mish_grad_tiling.cpp``), so the last core
+    copies whole blocks (ops-nn
+    ``experimental/activation/mish_grad/op_host/mish_grad_tiling.cpp``), so the last core
     reads and writes up to a block minus one byte past the end of each tensor.
     """
     block = 32 if has_tanhx else 256

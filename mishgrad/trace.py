@@ -502,7 +502,7 @@ class PipelineModel:
     ----------
     hbm_bytes_per_second
         Global-memory bandwidth of the chip (public reports for Atlas A2 range from 1.2 to
-        1.6 TB/s; DESIGN §9).
+        1.6 TB/s).
     vector_cores
         Cores sharing that bandwidth when all of them stream.
     clock_hz

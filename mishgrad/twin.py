@@ -43,7 +43,7 @@ from .platforms import DEFAULT_PLATFORM, Platform, platform
 #: The repository's kernel/ folder (the package is installed editable from the repository).
 KERNEL_DIR: Final = Path(__file__).resolve().parent.parent / "kernel"
 
-#: aclDataType values of the supported dtypes (DESIGN §9).
+#: aclDataType values of the supported dtypes (CANN runtime, ``acl/acl_base.h``).
 ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
 
 #: The numerics models of the twin's Exp and Div, in ``MishGradTwinNumerics`` order: ``ieee``

@@ -58,7 +58,8 @@ int32_t Finish(int32_t status, const std::string& error, std::vector<twin::Trace
     return status;
 }
 
-// aclDataType values (DESIGN §9) -> kernel entry and element size.
+// aclDataType values (CANN runtime, include/external/acl/acl_base.h) -> kernel entry and
+// element size.
 bool EntryFor(int32_t dtype, Entry* entry, uint32_t* size)
 {
     switch (dtype) {
