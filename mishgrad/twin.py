@@ -62,6 +62,8 @@ _FLAVOURS: Final = {
 _COMMON_FLAGS: Final = ["-std=c++17", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"]
 # Every float operation rounded on its own, as the vector unit does: no fused multiply-add.
 _FP_FLAGS: Final = ["-ffp-contract=off", "-fno-fast-math"]
+#: The twin sources any kernel needs besides its own: virtual cores, and how Exp and Div round.
+RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
 _KERNEL_TYPES: Final = {"float": "float", "half": "half", "bfloat16": "bfloat16_t"}
 
 
@@ -529,7 +531,7 @@ def run_kernel(
 def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:
     """Build and load another library against the twin headers (used by the misuse tests)."""
     base = kernel_spec(flavour)
-    runtime = tuple(unit for unit in base.units if unit[0].name in {"core.cpp", "numerics.cpp"})
+    runtime = tuple(unit for unit in base.units if unit[0].name in RUNTIME_SOURCES)
     spec = BuildSpec(
         name, runtime + tuple((Path(s), ()) for s in sources), base.include_dirs, base.flavour
     )

@@ -34,8 +34,6 @@ from . import opsnn, twin
 BUILD_DIR: Final = twin.KERNEL_DIR.parent / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
 GTEST: Final = ["-lgtest", "-lgtest_main"]
-#: The twin sources a kernel UT links: virtual cores, and the numerics of Exp and Div.
-TWIN_CORE: Final = ("core.cpp", "numerics.cpp")
 KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
@@ -67,7 +65,7 @@ def programs(kernel: Path = twin.KERNEL_DIR) -> list[Program]:
             f"op_kernel_{name}",
             (
                 ut / "op_kernel" / "test_mish_grad.cpp",
-                *(kernel / "twin" / "src" / f for f in TWIN_CORE),
+                *(kernel / "twin" / "src" / f for f in twin.RUNTIME_SOURCES),
             ),
             (*stand_ins, f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
         )
