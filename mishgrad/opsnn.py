@@ -3,7 +3,7 @@
 ``kernel/`` is a drop-in ops-nn operator directory. These constants say where it goes in an
 ops-nn checkout, what the custom package it builds is called, and which directories of the
 operator ops-nn puts on each compiler's include path. The twin's build (:mod:`mishgrad.twin`,
-:mod:`mishgrad.example`) and ``make cann-check`` (``tools/cann_check.py``) take the operator's
+:mod:`mishgrad.example`) and ``make cann-check`` (``tools/cann_check/check.py``) take the operator's
 include directories from here, so a source that compiles here compiles in ops-nn too.
 
 Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:

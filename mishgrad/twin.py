@@ -338,15 +338,25 @@ def _load(path: Path) -> ctypes.CDLL:
     return library
 
 
-def library() -> ctypes.CDLL:
-    """The twin library for the current sources (built if needed, loaded once per build)."""
-    return _load(build())
+def library(kernel_dir: Path | None = None) -> ctypes.CDLL:
+    """The twin library for the current sources (built if needed, loaded once per build).
+
+    ``kernel_dir`` is the ``kernel/`` folder to build from: default the repository's, or a
+    learner's scratch copy (:mod:`mishgrad.scratch`), so an exercise never edits ``kernel/``.
+    """
+    return _load(build(kernel_spec(root=kernel_dir or KERNEL_DIR)))
 
 
 def native_tiling(
-    total_length: int, dtype_size: int, has_tanhx: bool, ub_reported: int, core_count: int
+    total_length: int,
+    dtype_size: int,
+    has_tanhx: bool,
+    ub_reported: int,
+    core_count: int,
+    *,
+    kernel_dir: Path | None = None,
 ) -> tiling.TilingPlan:
-    """The C++ ``ComputeTiling`` through the twin library.
+    """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
 
     Raises
     ------
@@ -355,7 +365,7 @@ def native_tiling(
 
     """
     data = TilingData()
-    status = library().mishgrad_tiling(
+    status = library(kernel_dir).mishgrad_tiling(
         total_length, dtype_size, int(has_tanhx), ub_reported, core_count, ctypes.byref(data)
     )
     if status != 0:
@@ -406,8 +416,7 @@ class KernelRun:
     trace: np.ndarray  # TRACE_DTYPE records; empty unless trace=True
 
 
-def _trace() -> np.ndarray:
-    lib = library()
+def _trace(lib: ctypes.CDLL) -> np.ndarray:
     events = (TraceEvent * lib.mishgrad_twin_trace_size())()
     copied = lib.mishgrad_twin_trace_copy(events, len(events))
     return np.frombuffer(bytes(events), dtype=TRACE_DTYPE, count=copied).copy()
@@ -456,6 +465,7 @@ def run_kernel(
     plan: tiling.TilingPlan | None = None,
     out: np.ndarray | None = None,
     numerics: str | None = None,
+    kernel_dir: Path | None = None,
 ) -> KernelRun:
     """Run the MishGrad kernel on the CPU twin.
 
@@ -479,6 +489,9 @@ def run_kernel(
     numerics
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
+    kernel_dir
+        The ``kernel/`` folder to build the twin from (default: the repository's; a
+        scratch copy from :mod:`mishgrad.scratch` in exercises that edit the kernel).
 
     Raises
     ------
@@ -501,7 +514,12 @@ def run_kernel(
     core_count = chip.vector_cores if cores is None else cores
     if plan is None:
         plan = native_tiling(
-            x.size, dtype.itemsize, tanhx is not None, chip.ub_reported, core_count
+            x.size,
+            dtype.itemsize,
+            tanhx is not None,
+            chip.ub_reported,
+            core_count,
+            kernel_dir=kernel_dir,
         )
     if out is None:
         out = np.empty_like(x_flat)
@@ -514,7 +532,8 @@ def run_kernel(
         int(trace),
         model,
     )
-    status = library().mishgrad_twin_launch(
+    lib = library(kernel_dir)
+    status = lib.mishgrad_twin_launch(
         ACL_DTYPES[dtype_name(dtype)],
         grad_flat.ctypes.data,
         x_flat.ctypes.data,
@@ -524,8 +543,8 @@ def run_kernel(
         ctypes.byref(config),
     )
     if status != 0:
-        raise KernelError(library().mishgrad_twin_last_error().decode())
-    return KernelRun(out.reshape(x.shape), plan, _trace() if trace else np.empty(0, TRACE_DTYPE))
+        raise KernelError(lib.mishgrad_twin_last_error().decode())
+    return KernelRun(out.reshape(x.shape), plan, _trace(lib) if trace else np.empty(0, TRACE_DTYPE))
 
 
 def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:

@@ -1,4 +1,4 @@
-"""Notebook 03 opened in a running JupyterLab (`make lab`), in headless Chromium.
+"""Notebook 04 opened in a running JupyterLab (`make lab`), in headless Chromium.
 
 The notebook must render from its stored outputs (markdown, math, figures); after running
 all its cells the explorer widget must render, which needs the ipywidgets extension

@@ -1,0 +1,33 @@
+"""Right and wrong answers to every exercise checker, one module per notebook (``nb01`` …).
+
+Each module defines ``CASES``: a list of :class:`Case`. ``tests/test_exercises.py`` runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mishgrad.scratch import ScratchKernel
+
+
+@dataclass(frozen=True)
+class Case:
+    """One checker with a right answer, a wrong one, and for kernel exercises the edit.
+
+    ``edit`` changes the scratch copy the way a learner who solved the exercise would; the
+    checker is then called as ``checker(answer, scratch)``.
+    """
+
+    checker: Callable[..., object]
+    right: object
+    wrong: object
+    edit: Callable[[ScratchKernel], None] | None = None
+
+
+def replace_in(scratch: ScratchKernel, relative: str, old: str, new: str) -> None:
+    """Edit one file of a scratch kernel, as a learner would in the editor."""
+    path = scratch.file(relative)
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} must occur once in {relative}"
+    path.write_text(text.replace(old, new), encoding="utf-8")

@@ -1,0 +1,50 @@
+"""The scratch kernel: a copy of kernel/ the learner edits, which the twin builds from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mishgrad import twin
+from mishgrad.scratch import scratch_kernel
+
+
+def test_copy_is_made_once_and_never_overwritten(tmp_path: Path) -> None:
+    scratch = scratch_kernel("07", root=tmp_path)
+    assert scratch.edited() == []
+    header = scratch.file("common/mish_grad_tiling.h")
+    header.write_text(header.read_text(encoding="utf-8") + "\n// mine\n", encoding="utf-8")
+    again = scratch_kernel("07", root=tmp_path)
+    assert again.edited() == ["common/mish_grad_tiling.h"]
+    again.reset()
+    assert again.edited() == []
+
+
+def test_twin_builds_from_the_copy(tmp_path: Path) -> None:
+    scratch = scratch_kernel("tile", root=tmp_path)
+    original = scratch.native_tiling(10_000, 4, False, 196_352, 40)
+    header = scratch.file("common/mish_grad_tiling.h")
+    text = header.read_text(encoding="utf-8")
+    assert text.count("kSelectScratchBytes = 8192") == 1
+    header.write_text(text.replace("kSelectScratchBytes = 8192", "kSelectScratchBytes = 0"))
+    edited = scratch.native_tiling(10_000, 4, False, 196_352, 40)
+    assert edited.tileLength > original.tileLength
+    assert twin.native_tiling(10_000, 4, False, 196_352, 40) == original
+    x = np.linspace(-3, 3, 10_000, dtype=np.float32)
+    with pytest.raises(twin.KernelError, match="Select"):  # the copy's tiles reach the scratch
+        scratch.run_kernel(x, x)
+    scratch.reset()
+    assert np.array_equal(scratch.run_kernel(x, x).out, twin.run_kernel(x, x).out)
+
+
+@pytest.mark.parametrize("name", ["", "..", "a/b", ".hidden"])
+def test_names_must_be_plain(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="name"):
+        scratch_kernel(name, root=tmp_path)
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"nope\.h"):
+        scratch_kernel("x", root=tmp_path).file("nope.h")

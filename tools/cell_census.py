@@ -1,0 +1,150 @@
+"""Count, per notebook, the code cells that show a computation and those that call helpers.
+
+A textbook should show how a number is computed, not only call a function that computes it.
+This census reads every code cell's syntax tree and sorts its statements:
+
+* **plumbing** — imports, the run-time cell, ``answer = None`` and exercise checker calls;
+* the cell's **own operations** — arithmetic, comparisons, and calls of NumPy, SymPy,
+  mpmath, ``math``, ``ctypes``: the computation, shown;
+* **helper calls** — calls of a ``mishgrad`` module's functions: the computation, hidden
+  (except presentation: tables, number formatting, and kernel source printed by
+  ``mishgrad.source``, which shows the computation in C++).
+
+A cell *shows the computation* when it has at least two own operations and at least twice
+as many own operations as helper calls; otherwise it *calls helpers*. Formatting (f-strings)
+and displays count as neither. Run ``python tools/cell_census.py`` for the table (``-v``
+for each cell's verdict); ``tests/test_setup.py`` holds every notebook to at least half
+computation cells.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUMBING_NAMES = {"answer", "started"}
+#: mishgrad names that present rather than compute: tables, number formatting, and
+#: ``source``, which prints a kernel file's lines (the C++ shown is the computation).
+PRESENTATION = {"report", "say", "fmt", "table", "source", "Markdown", "display"}
+#: Libraries whose calls are the computation itself, shown in the cell.
+NUMERIC = {"np", "numpy", "sp", "sympy", "math", "mpmath", "mp", "ctypes", "struct", "subprocess"}
+
+
+@dataclass(frozen=True)
+class Census:
+    """One notebook's code cells, sorted."""
+
+    plumbing: int
+    helper: int
+    computation: int
+
+    @property
+    def share(self) -> float:
+        """Computation cells over non-plumbing cells."""
+        shown = self.helper + self.computation
+        return self.computation / shown if shown else 1.0
+
+
+def _package_aliases(tree: ast.Module, known: set[str]) -> set[str]:
+    names = set(known)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mishgrad"):
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("mishgrad"):
+                    names.add(alias.asname or alias.name.split(".")[0])
+    return names
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Call | ast.Subscript):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _plumbing(tree: ast.Module) -> bool:
+    """Imports, ``answer = None``, checker calls: nothing a reader learns from."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(statement, ast.Assign) and all(
+            isinstance(t, ast.Name) and t.id in PLUMBING_NAMES for t in statement.targets
+        ):
+            continue
+        call = getattr(statement, "value", None)
+        if isinstance(call, ast.Call) and _root_name(call.func) in {"check", "exercises"}:
+            continue
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            if call.func.id.startswith("check_"):
+                continue
+        return False
+    return True
+
+
+def _weigh(tree: ast.Module, helpers: set[str]) -> tuple[int, int]:
+    """(operations the cell computes itself, calls of mishgrad functions)."""
+    own, delegated, shows_source = 0, 0, False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp | ast.Compare | ast.BoolOp | ast.AugAssign):
+            own += 1
+        elif isinstance(node, ast.UnaryOp) and not isinstance(node.operand, ast.Constant):
+            own += 1
+        elif isinstance(node, ast.Call):
+            root = _root_name(node.func)
+            if root in PRESENTATION:
+                shows_source |= root == "source"
+            elif root in helpers:
+                delegated += 1
+            elif root in NUMERIC:
+                own += 1
+    # a cell that prints kernel source shows the computation in C++
+    return (max(own, 2) if shows_source else own), delegated
+
+
+def census(path: Path) -> tuple[Census, list[str]]:
+    """The census of one notebook, and each code cell's verdict (for reading the decisions)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    counts = {"plumbing": 0, "helper": 0, "computation": 0}
+    verdicts = []
+    known: set[str] = set()
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+        tree = ast.parse("\n".join(lines))
+        known = _package_aliases(tree, known)
+        own, delegated = _weigh(tree, known)
+        if _plumbing(tree) or "perf_counter" in source:
+            verdict = "plumbing"
+        elif own >= 2 and own >= 2 * delegated:
+            verdict = "computation"
+        else:
+            verdict = "helper"
+        counts[verdict] += 1
+        first = source.splitlines()[0][:60] if source else ""
+        verdicts.append(f"{verdict:12} own {own:3} helper {delegated:3}  {first}")
+    return Census(**counts), verdicts
+
+
+def main() -> None:
+    """Print the table (and, with ``-v``, each cell's verdict)."""
+    verbose = "-v" in sys.argv
+    print(f"{'notebook':45} {'plumbing':>8} {'helper':>6} {'computation':>11} {'share':>6}")
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        result, verdicts = census(path)
+        print(
+            f"{path.name:45} {result.plumbing:8} {result.helper:6} {result.computation:11} "
+            f"{result.share:6.0%}"
+        )
+        if verbose:
+            print("\n".join(f"    {line}" for line in verdicts))
+
+
+if __name__ == "__main__":
+    main()
