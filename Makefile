@@ -27,7 +27,7 @@ help:
 	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
 	@echo "make format     format the Python sources and notebooks with ruff"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
-	@echo "make test-site  build the site, then open every page and notebook 03 in JupyterLab headless"
+	@echo "make test-site  build the site, then open every page and notebook 04 in JupyterLab headless"
 
 venv: $(STAMP)
 
@@ -127,7 +127,7 @@ browser:
 			chromium chromium-driver; fi
 
 # Every page of the site headless (console errors, images, math; a screenshot each in
-# build/site-screenshots), and notebook 03 in a running JupyterLab. `make test` leaves
+# build/site-screenshots), and notebook 04 in a running JupyterLab. `make test` leaves
 # tests/browser out.
 test-site: site browser
 	$(BIN)/python -m pytest tests/browser

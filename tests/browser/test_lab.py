@@ -50,7 +50,7 @@ def lab(tmp_path):
 
 
 @pytest.mark.timeout(240)
-def test_notebook_03_renders_in_jupyterlab_with_its_widget(lab, chromium, screenshots):
+def test_notebook_04_renders_in_jupyterlab_with_its_widget(lab, chromium, screenshots):
     base, token = lab
     stored = NOTEBOOK.read_bytes()
     browser = chromium()
@@ -80,6 +80,6 @@ def test_notebook_03_renders_in_jupyterlab_with_its_widget(lab, chromium, screen
     state = WebDriverWait(browser, 120).until(
         lambda d: (s := d.execute_script(RENDERED)) and s["widgets"] > 0 and s
     )
-    browser.save_screenshot(str(screenshots / "jupyterlab__03_tiling.png"))
+    browser.save_screenshot(str(screenshots / "jupyterlab__04_tiling.png"))
     assert state["widgets"] > 0, f"no widget after {time.monotonic() - started:.0f} s: {state}"
     assert NOTEBOOK.read_bytes() == stored, "the test must not save the notebook"
