@@ -1,7 +1,8 @@
 """Checkers for notebook 05's exercises (the AscendC kernel).
 
 Each checker computes its expected answer here, from inputs no cell of the notebook prints:
-the float32 limits of a scratch copy of the kernel whose clamp the learner deleted, a
+the accuracy near the zero of d of a scratch copy of the kernel whose root window the learner
+deleted, a
 learner's NumPy transcription of ``DerivativeFromTanhx`` run on inputs of the checker's
 choosing beside the kernel's tanhx branch, and a learner's rule for moving and computing a
 tile's tail, called at lengths of the checker's choosing.
@@ -19,8 +20,11 @@ from mishgrad.scratch import ScratchKernel
 
 #: The file of the scratch copy that the kernel-edit exercise changes.
 KERNEL_FILE = "op_kernel/mish_grad.h"
-#: Finite inputs on which the edited copy is compared with ``kernel/`` (besides +-inf).
-FINITE_PROBES = np.array([-150.0, -30.0, -1.19, -0.2, 0.0, 0.3, 4.0, 95.0], dtype=np.float32)
+#: The kernel-edit exercise: every float32 in this interval around the zero of d, the
+#: numerics model it runs under, and the relative error it counts.
+WINDOW_BOUNDS = (-1.21, -1.17)
+WINDOW_MODEL = "hardware"
+WINDOW_TOLERANCE = 1e-5
 #: Numerics models under which a transcription must match the kernel bit for bit.
 MODELS = ("ieee", "hardware")
 #: 32-byte blocks (DataCopy) and 256-byte spans of float32 (CompareScalar's count).
@@ -32,35 +36,48 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
 
 
-def check_clamp(answer: object, scratch: ScratchKernel) -> Verdict:
-    """Exercise 1: float32 (d(+inf), d(-inf)) once the clamp is deleted from the copy."""
+def window_inputs() -> np.ndarray:
+    """Every float32 in :data:`WINDOW_BOUNDS` (negative: bit patterns grow as values fall)."""
+    high, low = (np.float32(bound).view(np.uint32) for bound in WINDOW_BOUNDS)
+    return np.arange(low, high + 1, dtype=np.uint32).view(np.float32)
+
+
+def _above_tolerance(d: np.ndarray, truth: np.ndarray) -> int:
+    """How many outputs have a relative error above :data:`WINDOW_TOLERANCE`."""
+    wide = truth.astype(np.float64)
+    return int(np.sum(np.abs(d.astype(np.float64) - wide) > WINDOW_TOLERANCE * np.abs(wide)))
+
+
+def check_root_window(answer: object, scratch: ScratchKernel) -> Verdict:
+    """Exercise 1: inputs near the root with relative error > 1e-5 once RootWindow is gone."""
     if answer is None:
         return UNANSWERED
     if KERNEL_FILE not in scratch.edited():
         return wrong(f"edit {KERNEL_FILE} of your copy ({scratch}) first, then run this cell")
-    x = np.concatenate([np.array([np.inf, -np.inf], dtype=np.float32), FINITE_PROBES])
+    x = window_inputs()
     try:
-        edited = scratch.run_kernel(np.ones_like(x), x).out
+        edited = scratch.run_kernel(np.ones_like(x), x, numerics=WINDOW_MODEL).out
     except Exception as error:  # a learner's edit that does not build is a verdict
         return wrong(f"your copy does not build or run: {type(error).__name__}: {error}")
-    original = twin.run_kernel(np.ones_like(x), x).out
-    if _same_bits(edited[:2], original[:2]).all():
-        return wrong("your copy still returns the limits: is the Maxs line of Derivative gone?")
+    original = twin.run_kernel(np.ones_like(x), x, numerics=WINDOW_MODEL).out
+    if _same_bits(edited, original).all():
+        return wrong("your copy computes what kernel/ computes: is the RootWindow call gone?")
+    truth = oracle.dmish_oracle(x)
+    expected = _above_tolerance(edited, truth)
     try:
-        guess = np.asarray(answer, dtype=np.float32)
-    except (TypeError, ValueError):
-        return wrong("answer with a pair of numbers, e.g. (0.5, np.nan)")
-    if guess.shape != (2,):
-        return wrong("answer with a pair: (d(+inf), d(-inf))")
-    if not _same_bits(guess, edited[:2]).all():
+        guess = int(answer)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return wrong("answer with a whole number: how many inputs")
+    # Relative errors computed in float32 instead of float64 may move a borderline case.
+    if abs(guess - expected) > 0.005 * expected:
         return wrong(
-            "without the clamp, a = min(-x, x/2) is -inf at x = +-inf; follow it through "
-            "Derivative: which factor does it meet, and is that factor exactly 0 there?"
+            "run your copy on every float32 between the bounds (enumerate their bit patterns), "
+            "under the hardware model, and compare with oracle.dmish_oracle: count where "
+            "|d - d_true| > 1e-5 |d_true|"
         )
-    unchanged = bool(_same_bits(edited[2:], original[2:]).all())
     return correct(
-        f"your copy returns d(+inf) = {edited[0]}, d(-inf) = {edited[1]}; on "
-        f"{FINITE_PROBES.size} finite inputs it agrees with kernel/ bit for bit: {unchanged}"
+        f"{expected} of {x.size} inputs without the window; kernel/ with it: "
+        f"{_above_tolerance(original, truth)}"
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from exercise_answers import Case, replace_in
+from mishgrad import numerics, oracle
 from mishgrad.exercises import nb05
 
 F = np.float32
@@ -69,12 +70,24 @@ def tail_in_elements(length: int, itemsize: int) -> tuple[str, int, int]:
     )
 
 
+def _without_window() -> int:
+    """The edited kernel's count: the NumPy model's rational form is the kernel bit for bit."""
+    x = nb05.window_inputs()
+    d = numerics.dmish_rational(x, nb05.WINDOW_MODEL).astype(np.float64)
+    truth = oracle.dmish_oracle(x).astype(np.float64)
+    return int(np.sum(np.abs(d - truth) > nb05.WINDOW_TOLERANCE * np.abs(truth)))
+
+
+WITHOUT_WINDOW = _without_window()
+
 CASES = [
     Case(
-        nb05.check_clamp,
-        right=(np.nan, np.nan),
-        wrong=(1.0, np.nan),
-        edit=lambda s: replace_in(s, nb05.KERNEL_FILE, "Maxs(a, a, -kArgumentClamp, count);", ""),
+        nb05.check_root_window,
+        right=WITHOUT_WINDOW,
+        wrong=round(WITHOUT_WINDOW * 0.8),
+        edit=lambda s: replace_in(
+            s, nb05.KERNEL_FILE, "RootWindow(d, x, a, e, positive, count);", ""
+        ),
     ),
     Case(nb05.check_tanhx_model, right=derivative_from_tanhx, wrong=one_minus_t_squared),
     Case(nb05.check_tail, right=tail, wrong=tail_in_elements),
