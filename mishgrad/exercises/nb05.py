@@ -11,6 +11,7 @@ tile's tail, called at lengths of the checker's choosing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -104,8 +105,8 @@ def check_tanhx_model(function: Callable[..., object] | None) -> Verdict:
         return wrong("pass your function itself (its name, without parentheses)")
     x, t = _tanhx_inputs()
     for model in MODELS:
-        exp = lambda a, model=model: twin.native_exp(a, model)  # noqa: E731
-        div = lambda a, b, model=model: twin.native_div(a, b, model)  # noqa: E731
+        exp = partial(twin.native_exp, numerics=model)
+        div = partial(twin.native_div, numerics=model)
         result, failure = call_learner(function, x.copy(), t.copy(), exp, div)
         if failure is not None:
             return failure
