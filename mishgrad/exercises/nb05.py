@@ -2,10 +2,9 @@
 
 Each checker computes its expected answer here, from inputs no cell of the notebook prints:
 the accuracy near the zero of d of a scratch copy of the kernel whose root window the learner
-deleted, a
-learner's NumPy transcription of ``DerivativeFromTanhx`` run on inputs of the checker's
-choosing beside the kernel's tanhx branch, and a learner's rule for moving and computing a
-tile's tail, called at lengths of the checker's choosing.
+deleted, a learner's NumPy transcription of ``DerivativeFromTanhx`` run on inputs of the
+checker's choosing beside the kernel's tanhx branch, and a learner's rule for moving and
+computing a tile's tail, called at lengths of the checker's choosing.
 """
 
 from __future__ import annotations
@@ -39,8 +38,8 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def window_inputs() -> np.ndarray:
     """Every float32 in :data:`WINDOW_BOUNDS` (negative: bit patterns grow as values fall)."""
-    high, low = (np.float32(bound).view(np.uint32) for bound in WINDOW_BOUNDS)
-    return np.arange(low, high + 1, dtype=np.uint32).view(np.float32)
+    first, last = (np.float32(bound).view(np.uint32) for bound in reversed(WINDOW_BOUNDS))
+    return np.arange(first, last + 1, dtype=np.uint32).view(np.float32)
 
 
 def _above_tolerance(d: np.ndarray, truth: np.ndarray) -> int:
