@@ -354,7 +354,9 @@ def _initialize(session: Session) -> None:
     if runtime in _INITIALIZED:
         return
     status = lib.aclInit(None)
-    if status != 100002:  # 100002: something else in this process initialized ACL already
+    if status == 100002:  # something else in this process initialized ACL already: fine
+        lib.aclGetRecentErrMsg()  # read its message, so no later error report carries it
+    else:
         session.check(status, "aclInit")
         atexit.register(lib.aclFinalize)
     _INITIALIZED.add(runtime)

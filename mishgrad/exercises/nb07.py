@@ -102,7 +102,7 @@ def check_workspace_bytes(answer: object) -> Verdict:
 
 
 def _freed_output_status() -> int:
-    """gradInput's memory freed after phase 1 and the same size allocated again, on the twin."""
+    """The twin's status when gradInput's memory is freed after phase 1 and allocated again."""
     with acl.Session("twin") as session:
         tensors = [session.tensor(np.ones(16, np.float32)) for _ in range(3)]
         phase1 = acl.get_workspace_size(session, *tensors)
@@ -117,7 +117,7 @@ def _freed_output_status() -> int:
 
 
 def check_freed_output(answer: object) -> Verdict:
-    """(status of aclrtSynchronizeStream on the twin, whether an NPU most likely reports an error)."""
+    """(the twin's status at synchronize, whether an NPU most likely reports an error)."""
     if answer is None:
         return UNANSWERED
     if not isinstance(answer, tuple | list) or len(answer) != 2:
@@ -143,9 +143,7 @@ def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
     with acl.Session(acl.twin_backend(scratch.path)) as session:
-        statuses = tuple(
-            _twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10)
-        )
+        statuses = tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
     if statuses[0] != 0:
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(
