@@ -43,7 +43,8 @@ enum DataTypeCode : int32_t {
     kDtBf16 = 27,
 };
 
-// aclnnStatus values (CANN's aclnn/acl_meta.h).
+// aclnnStatus values (CANN's aclnn/acl_meta.h; listed in ops-nn's docs/zh/context/aclnn_return_code.md at
+// e5c3fa9, lines 8-14).
 enum StatusCode : int32_t {
     kAclnnSuccess = 0,
     kAclnnErrParamNullptr = 161001,
