@@ -205,8 +205,14 @@ def _bind(name: str, libraries: dict[str, ctypes.CDLL], paths: dict[str, str]) -
     return Backend(name, paths, functions)
 
 
-def _twin_backend() -> Backend:
-    return _twin_backend_at(str(twin.build()))  # rebuilt (a new path) after a kernel edit
+def twin_backend(kernel_dir: Path | None = None) -> Backend:
+    """The twin built from ``kernel_dir`` (default ``kernel/``; a learner's scratch copy).
+
+    The library is rebuilt, at a new path, whenever a source changed, so an edit to the
+    contract or the kernel is picked up by the next session.
+    """
+    spec = twin.kernel_spec() if kernel_dir is None else twin.kernel_spec(root=kernel_dir)
+    return _twin_backend_at(str(twin.build(spec)))
 
 
 @cache
@@ -325,10 +331,10 @@ def load_backend(kind: str | None = None) -> Backend:
         try:
             _cann_root()
         except OSError:
-            return _twin_backend()
+            return twin_backend()
         kind = "ascend"
     if kind == "twin":
-        return _twin_backend()
+        return twin_backend()
     return _ascend_backend(kind == "ascend-builtin")
 
 
@@ -348,7 +354,9 @@ def _initialize(session: Session) -> None:
     if runtime in _INITIALIZED:
         return
     status = lib.aclInit(None)
-    if status != 100002:  # 100002: something else in this process initialized ACL already
+    if status == 100002:  # something else in this process initialized ACL already: fine
+        lib.aclGetRecentErrMsg()  # read its message, so no later error report carries it
+    else:
         session.check(status, "aclInit")
         atexit.register(lib.aclFinalize)
     _INITIALIZED.add(runtime)

@@ -7,7 +7,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from mishgrad import acl, errors, oracle
+from mishgrad import acl, errors, oracle, twin
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def floats(*shape, dtype=np.float32):
     return np.linspace(-6, 6, int(np.prod(shape))).reshape(shape).astype(dtype)
 
 
-def test_the_seed_example_matches_the_oracle(session):
+def test_the_ops_nn_example_matches_the_oracle(session):
     grad = np.arange(8, dtype=np.float32).reshape(4, 2)
     x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
     out = acl.mish_backward(grad, x, session=session)
@@ -302,6 +302,22 @@ def test_backend_selection(monkeypatch):
         with pytest.raises(OSError, match="CANN not found"):
             acl.load_backend("ascend")
         assert acl.load_backend("auto").name == "twin"
+
+
+def test_the_twin_backend_is_built_from_a_kernel_folder():
+    # kernel/ by default; the same sources give the same library, bound once.
+    assert acl.twin_backend() is acl.load_backend("twin")
+    assert acl.twin_backend(twin.KERNEL_DIR) is acl.twin_backend()
+
+
+def test_an_earlier_aclinit_leaves_no_message_behind():
+    # Someone else initialized ACL first (as notebook 07's raw calls do): the session accepts
+    # the repeat, and its message must not end up in the next error report.
+    backend = acl.load_backend("twin")
+    backend.aclInit(None)
+    acl._INITIALIZED.discard(backend.libraries["runtime"])
+    with acl.Session(backend) as session:
+        assert not session.lib.aclGetRecentErrMsg()
 
 
 def test_sessions_share_acl_and_the_device():

@@ -1,12 +1,22 @@
 // The contract of aclnnMishBackwardGetWorkspaceSize as pure functions on dtypes and shapes.
 //
 // CANN's op_api adapter (op_host/op_api/aclnn_mish_backward.cpp) and the CPU twin's ABI
-// (twin/src/aclnn.cpp) both call CheckMishBackward, so the documented error table is one
-// piece of code: a null tensor is ACLNN_ERR_PARAM_NULLPTR; an unsupported dtype, more than 8
-// dimensions, shapes that do not broadcast, an output whose shape is not the broadcast shape,
-// or an output dtype the result cannot be cast to is ACLNN_ERR_PARAM_INVALID. So is a shape
-// with a negative dimension or more elements than int64 counts: every count here is computed
-// with checked arithmetic and refused, never wrapped.
+// (twin/src/aclnn.cpp) both call CheckMishBackward, so the error table is one piece of code.
+//
+// Documented by CANN: ops-nn's aclnnMishBackward.md at e5c3fa9 (activation/mish_grad/docs,
+// lines 138-169) lists a null gradOutput, self or gradInput as ACLNN_ERR_PARAM_NULLPTR
+// (161001), and a dtype outside FLOAT, FLOAT16, BFLOAT16, a gradOutput that does not
+// broadcast with self, or more than 8 dimensions as ACLNN_ERR_PARAM_INVALID (161002); ops-nn's
+// adapter (activation/mish_grad/op_api/aclnn_mish_backward.cpp, lines 64-103) also refuses,
+// with 161002, an output dtype the result cannot be cast to and a gradInput whose shape is not
+// the broadcast shape. Our own addition, refused the same way: a shape with a negative dimension
+// or more elements than int64 counts (every count here uses checked arithmetic, never wrapped).
+//
+// Not here, because CANN's adapter does not check them: the twin's own checks (twin-only; on
+// CANN such a call's behaviour is undefined), all in twin/src/aclnn.cpp and twin/src/views.cpp:
+// a gradInput view that overlaps itself, a tensor handle that is not live, storage freed
+// before phase 2, an executor run twice, and a workspace smaller than phase 1 reported, not
+// from aclrtMalloc or misaligned. Their status codes are the twin's choice.
 #ifndef MISHGRAD_COMMON_CONTRACT_H
 #define MISHGRAD_COMMON_CONTRACT_H
 
@@ -33,7 +43,8 @@ enum DataTypeCode : int32_t {
     kDtBf16 = 27,
 };
 
-// aclnnStatus values (CANN's aclnn/acl_meta.h).
+// aclnnStatus values (CANN's aclnn/acl_meta.h; listed in ops-nn's docs/zh/context/aclnn_return_code.md at
+// e5c3fa9, lines 8-14).
 enum StatusCode : int32_t {
     kAclnnSuccess = 0,
     kAclnnErrParamNullptr = 161001,

@@ -7,8 +7,9 @@
 //   * against the CPU twin, anywhere:      `make example` (from the repository root)
 //   * against CANN, on an Ascend host:     `bash kernel/examples/run.sh`
 //
-// The data is the usual small example: shape {4, 2}, float32, gradOutput = 0..7 and
-// self = {1, 1, 1, 2, 2, 2, 3, 3}. The output is one line per element,
+// The data is that of ops-nn's example for aclnnMishBackward (ops-nn at e5c3fa9,
+// activation/mish_grad/docs/aclnnMishBackward.md, lines 292-302): shape {4, 2}, float32,
+// gradOutput = 0..7 and self = {1, 1, 1, 2, 2, 2, 3, 3}. The output is one line per element,
 // `gradInput[i] = <value>` printed with %.9g (enough digits to give back the exact float32),
 // then `status: ok`; on failure the failing call, its status code and the runtime's own
 // message go to stderr, `status: failed` to stdout, and the exit status is 1.

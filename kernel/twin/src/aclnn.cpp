@@ -432,19 +432,19 @@ aclnnStatus aclnnMishBackward(void* workspace, uint64_t workspaceSize, aclOpExec
     if (workspaceSize < plan->workspaceSize) {
         return Error(kAclnnErrParamInvalid, api + "workspaceSize " + std::to_string(workspaceSize) +
                                                 " is smaller than the " + std::to_string(plan->workspaceSize) +
-                                                " bytes GetWorkspaceSize reported");
+                                                " bytes GetWorkspaceSize reported (a twin-only check)");
     }
     if (plan->workspaceSize > 0 && workspace == nullptr) {
         return Error(kAclnnErrParamNullptr, api + "workspace is a null pointer");
     }
     if (plan->workspaceSize > 0 && twin::FindAllocation(workspace, plan->workspaceSize) == nullptr) {
         return Error(kAclnnErrParamInvalid, api + "the workspace is not " + std::to_string(plan->workspaceSize) +
-                                                " bytes of device memory from aclrtMalloc");
+                                                " bytes of device memory from aclrtMalloc (a twin-only check)");
     }
     const uint32_t align = ElementSize(plan->computeDtype);
     if (plan->workspaceSize > 0 && reinterpret_cast<uintptr_t>(workspace) % align != 0) {
         return Error(kAclnnErrParamInvalid, api + "the workspace is not aligned to the " + std::to_string(align) +
-                                                "-byte elements it holds");
+                                                "-byte elements it holds (a twin-only check)");
     }
     if (!twin::IsStream(stream)) {
         return Error(kAclnnErrParamInvalid, api + "stream is not a live stream");

@@ -1,0 +1,57 @@
+"""Right and wrong answers for notebook 07's checkers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mishgrad.exercises import nb07
+
+from . import Case, replace_in
+
+SUPPORTED = {"float32", "float16", "bfloat16"}
+
+
+def phase1_status(grad, self, out):
+    # The contract in Python: null pointers, dtypes, cast, dimensions, broadcasting, shape.
+    if grad is None or self is None or out is None:
+        return 161001
+    (grad_shape, grad_dtype), (self_shape, self_dtype), (out_shape, out_dtype) = grad, self, out
+    if grad_dtype not in SUPPORTED or self_dtype not in SUPPORTED or out_dtype not in SUPPORTED:
+        return 161002
+    if max(len(grad_shape), len(self_shape), len(out_shape)) > 8:
+        return 161002
+    try:
+        shape = np.broadcast_shapes(grad_shape, self_shape)
+    except ValueError:
+        return 161002
+    return 0 if tuple(out_shape) == shape else 161002
+
+
+def phase1_status_without_output_shape(grad, self, out):
+    # A plausible mistake: gradInput's shape is never compared with the broadcast shape.
+    if grad is None or self is None or out is None:
+        return 161001
+    if any(spec[1] not in SUPPORTED for spec in (grad, self, out)):
+        return 161002
+    if max(len(spec[0]) for spec in (grad, self, out)) > 8:
+        return 161002
+    try:
+        np.broadcast_shapes(grad[0], self[0])
+    except ValueError:
+        return 161002
+    return 0
+
+
+CASES = [
+    Case(nb07.check_phase1_status, right=phase1_status, wrong=phase1_status_without_output_shape),
+    Case(nb07.check_workspace_bytes, right=512, wrong=480),
+    Case(nb07.check_freed_output, right=(507015, False), wrong=(0, False)),
+    Case(
+        nb07.check_max_dims_edit,
+        right=(0, 161002),
+        wrong=(161002, 161002),
+        edit=lambda s: replace_in(
+            s, "common/mish_grad_contract.h", "kMaxDims = 8;", "kMaxDims = 9;"
+        ),
+    ),
+]
