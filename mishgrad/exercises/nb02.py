@@ -12,7 +12,8 @@ from typing import Final
 import numpy as np
 
 from .. import dtypes, thresholds
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import Verdict, correct, equal_or_hint, wrong
+from .arrays import learner_result
 
 #: Seed of the arrays ``check_next_up`` feeds the learner's function (not printed anywhere).
 _SEED: Final = 90210
@@ -32,20 +33,11 @@ def _next_up_probe(dtype: np.dtype) -> np.ndarray:
 
 def check_next_up(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
     """Write-code: ``next_up(x)`` returns the next larger float of x's dtype, elementwise."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("pass your function itself: check_next_up(next_up)")
     for dtype in (dtypes.float16, dtypes.float32):
         x = _next_up_probe(dtype)
-        result, failure = call_learner(function, x.copy())
-        if failure is not None:
-            return failure
-        if result is None:
-            return UNANSWERED
-        result = np.asarray(result)
-        if result.dtype != dtype or result.shape != x.shape:
-            return wrong(f"for a {dtype.name} array of shape {x.shape}, return one of the same")
+        result, verdict = learner_result(function, x, "check_next_up(next_up)")
+        if verdict is not None:
+            return verdict
         with np.errstate(over="ignore"):  # the largest finite value steps to inf
             expected = np.nextafter(x, np.array(np.inf, dtype=dtype))
         # +0 and -0 are the same value: compare on the ordered keys.

@@ -12,7 +12,8 @@ from typing import Final
 import numpy as np
 
 from .. import dtypes, errors, oracle, thresholds
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import Verdict, correct, equal_or_hint, wrong
+from .arrays import learner_result
 
 _SEED: Final = 4711
 #: Where v1's drift must show: its error there reaches tens of ULP, ours stays within 2.
@@ -31,20 +32,10 @@ def _sign_split_probe() -> np.ndarray:
 
 def check_sign_split(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
     """Write-code: v1's sign split in NumPy float32, with its drift for large x."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("pass your function itself: check_sign_split(v1_sign_split)")
     x = _sign_split_probe()
-    with np.errstate(all="ignore"):
-        result, failure = call_learner(function, x.copy())
-    if failure is not None:
-        return failure
-    if result is None:
-        return UNANSWERED
-    result = np.asarray(result)
-    if result.shape != x.shape or result.dtype != np.float32:
-        return wrong(f"return a float32 array of the input's shape {x.shape}")
+    result, verdict = learner_result(function, x, "check_sign_split(v1_sign_split)")
+    if verdict is not None:
+        return verdict
     if not np.all(np.isfinite(result)):
         return wrong(
             "some results are NaN or infinite — hint: a vector unit computes both halves; "

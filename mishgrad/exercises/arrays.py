@@ -1,0 +1,34 @@
+"""Calling a learner's array function: the checks every write-code exercise on arrays needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import UNANSWERED, Verdict, call_learner, wrong
+
+
+def learner_result(
+    function: Callable[[np.ndarray], object] | None, x: np.ndarray, usage: str
+) -> tuple[np.ndarray | None, Verdict | None]:
+    """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
+
+    The verdict is ``UNANSWERED`` for ``None`` (or a function still returning ``None``), and
+    ``wrong`` for something that is not a function, a function that raises, or a result whose
+    dtype or shape differs from ``x``'s. ``usage`` shows how to pass the function.
+    """
+    if function is None:
+        return None, UNANSWERED
+    if not callable(function):
+        return None, wrong(f"pass your function itself: {usage}")
+    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
+        result, failure = call_learner(function, x.copy())
+    if failure is not None:
+        return None, failure
+    if result is None:
+        return None, UNANSWERED
+    result = np.asarray(result)
+    if result.dtype != x.dtype or result.shape != x.shape:
+        return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return one of the same")
+    return result, None
