@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, thresholds
 from . import Verdict, correct, equal_or_hint, wrong
-from .arrays import learner_result
+from .learner import learner_number, learner_result
 
 #: Seed of the arrays ``check_next_up`` feeds the learner's function (not printed anywhere).
 _SEED: Final = 90210
@@ -53,10 +53,9 @@ def check_next_up(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdic
 def check_exp3x(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(3 * x)`` overflows in float16 arithmetic."""
     expected = thresholds.overflow_threshold(lambda x: np.exp(3 * x), "float16")
-    try:
-        value = None if answer is None else float(np.float16(answer))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return wrong("answer with a number")
+    value, verdict = learner_number(answer, dtypes.float16)
+    if verdict is not None:
+        return verdict
     return equal_or_hint(
         value,
         expected,
@@ -69,10 +68,13 @@ def check_bfloat16_count(answer: object) -> Verdict:
     """How many bfloat16 values x satisfy 1 <= x < 1000."""
     ends = dtypes.ordered(np.array([1.0, 1000.0], dtype=dtypes.bfloat16))
     expected = int(ends[1] - ends[0])  # 1000 is a bfloat16 value: count the keys below it
-    if answer is not None and not isinstance(answer, int | np.integer):
+    value, verdict = learner_number(answer, np.dtype(np.float64))
+    if verdict is not None:
+        return verdict
+    if not value.is_integer():
         return wrong("answer with a whole number")
     return equal_or_hint(
-        answer,
+        value,
         expected,
         "not quite — hint: bfloat16 stores 7 fraction bits, so every binade [2^k, 2^(k+1)) holds "
         "the same number of values; count the whole binades, then the part of the last one",

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, errors, oracle, thresholds
 from . import Verdict, correct, equal_or_hint, wrong
-from .arrays import learner_result
+from .learner import learner_number, learner_result
 
 _SEED: Final = 4711
 #: Where v1's drift must show: its error there reaches tens of ULP, ours stays within 2.
@@ -58,10 +58,9 @@ def check_sign_split(function: Callable[[np.ndarray], np.ndarray] | None) -> Ver
 def check_one_plus_e(answer: object) -> Verdict:
     """The smallest bfloat16 x at which ``1 + np.exp(-x)`` is exactly 1 in bfloat16 arithmetic."""
     expected = thresholds.first_true(lambda x: 1 + np.exp(-x) == 1, "bfloat16", 0.0, 100.0)
-    try:
-        value = None if answer is None else float(dtypes.bfloat16.type(answer))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return wrong("answer with a number")
+    value, verdict = learner_number(answer, dtypes.bfloat16)
+    if verdict is not None:
+        return verdict
     return equal_or_hint(
         value,
         expected,

@@ -1,4 +1,4 @@
-"""Calling a learner's array function: the checks every write-code exercise on arrays needs."""
+"""Reading a learner's answer: a function called on an array, or a number, checked for garbage."""
 
 from __future__ import annotations
 
@@ -32,3 +32,18 @@ def learner_result(
     if result.dtype != x.dtype or result.shape != x.shape:
         return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return one of the same")
     return result, None
+
+
+def learner_number(answer: object, dtype: np.dtype) -> tuple[float | None, Verdict | None]:
+    """The learner's number rounded to ``dtype`` (as a float), or the verdict that ends the check.
+
+    ``None`` is ``UNANSWERED``; anything ``float()`` rejects is ``wrong``. The value goes
+    through Python's ``float`` first: ml_dtypes' constructors are not safe on arbitrary objects.
+    """
+    if answer is None:
+        return None, UNANSWERED
+    try:
+        value = float(answer)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None, wrong("answer with a number")
+    return float(np.array(value).astype(dtype)), None
