@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import UNANSWERED, Verdict, call_learner, wrong
+from . import UNANSWERED, Verdict, call_learner, equal_or_hint, wrong
 
 
 def learner_result(
@@ -47,3 +47,9 @@ def learner_number(answer: object, dtype: np.dtype) -> tuple[float | None, Verdi
     except (TypeError, ValueError):
         return None, wrong("answer with a number")
     return float(np.array(value).astype(dtype)), None
+
+
+def number_verdict(answer: object, dtype: np.dtype, expected: float, hint: str) -> Verdict:
+    """Compare the learner's number, rounded to ``dtype``, with ``expected`` (a ``dtype`` value)."""
+    value, verdict = learner_number(answer, dtype)
+    return verdict if verdict is not None else equal_or_hint(value, expected, hint)

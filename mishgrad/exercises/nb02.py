@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, thresholds
 from . import Verdict, correct, equal_or_hint, wrong
-from .learner import learner_number, learner_result
+from .learner import learner_number, learner_result, number_verdict
 
 #: Seed of the arrays ``check_next_up`` feeds the learner's function (not printed anywhere).
 _SEED: Final = 90210
@@ -53,11 +53,9 @@ def check_next_up(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdic
 def check_exp3x(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(3 * x)`` overflows in float16 arithmetic."""
     expected = thresholds.overflow_threshold(lambda x: np.exp(3 * x), "float16")
-    value, verdict = learner_number(answer, dtypes.float16)
-    if verdict is not None:
-        return verdict
-    return equal_or_hint(
-        value,
+    return number_verdict(
+        answer,
+        dtypes.float16,
         expected,
         "not quite — hint: ln(Ω)/3 with Ω the float16 overflow bound; but 3·x is rounded to "
         "float16 before the exponential, and the answer is a float16 value",

@@ -12,8 +12,8 @@ from typing import Final
 import numpy as np
 
 from .. import dtypes, errors, oracle, thresholds
-from . import Verdict, correct, equal_or_hint, wrong
-from .learner import learner_number, learner_result
+from . import Verdict, correct, wrong
+from .learner import learner_result, number_verdict
 
 _SEED: Final = 4711
 #: Where v1's drift must show: its error there reaches tens of ULP, ours stays within 2.
@@ -58,11 +58,9 @@ def check_sign_split(function: Callable[[np.ndarray], np.ndarray] | None) -> Ver
 def check_one_plus_e(answer: object) -> Verdict:
     """The smallest bfloat16 x at which ``1 + np.exp(-x)`` is exactly 1 in bfloat16 arithmetic."""
     expected = thresholds.first_true(lambda x: 1 + np.exp(-x) == 1, "bfloat16", 0.0, 100.0)
-    value, verdict = learner_number(answer, dtypes.bfloat16)
-    if verdict is not None:
-        return verdict
-    return equal_or_hint(
-        value,
+    return number_verdict(
+        answer,
+        dtypes.bfloat16,
         expected,
         "not quite — hint: 1 + e rounds to 1 once e is at most half an ULP of 1 in bfloat16 "
         "(a tie goes to the even neighbour, 1); e^(−x) is itself rounded to bfloat16",
