@@ -44,15 +44,16 @@ def _float32_normal_edge() -> float:
 #: there only an absolute error can be asked for.
 FLOAT32_SUBNORMAL_EDGE: Final = _float32_normal_edge()
 
-# The accuracy targets (each anchored in notebook 06, "What survives on real hardware"),
-# which must hold under every numerics model of the twin.
+# The accuracy targets. Notebook 03 states the figure each is anchored in (v1's and V2's
+# measured errors, PyTorch's CPU formula, CANN's precision thresholds, AscendC's documented
+# Exp and Div accuracy); notebook 09 checks that they hold under every numerics model of the twin.
 #: float16 and bfloat16, every finite input: largest ULP error, share correctly rounded.
 HALF_MAX_ULP: Final = 1.0
 HALF_CORRECTLY_ROUNDED_PCT: Final = 99.9
 #: float32: ULP error for x >= 0; relative error wherever the correctly rounded d is
 #: normal (root window included); absolute error in the root window and where d is
 #: subnormal. (The share within 1 ULP is reported, not targeted: no formula keeps a fixed
-#: share once Exp and Div are merely faithful; notebook 06 shows it per model.)
+#: share once Exp and Div are merely faithful; notebook 09 shows it per model.)
 FLOAT32_MAX_ULP_POSITIVE: Final = 4.0
 FLOAT32_MAX_REL_ERROR: Final = 1e-5
 FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7

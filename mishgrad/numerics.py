@@ -14,9 +14,9 @@ take and return NumPy arrays of dtype float32, float16 or ``ml_dtypes.bfloat16``
 The formulas:
 
 ``dmish_b1``
-    The seed's branch with ``tanhx`` supplied: ``t + x e^x (1 - t^2) / (1 + e^x)``.
+    The formula of ops-nn v1's README with ``tanhx`` supplied: ``t + x e^x (1 - t^2) / (1 + e^x)``.
 ``dmish_b2_naive``
-    The seed's branch without ``tanhx``: ``y1 = 1/((1+e^x)^2+1)``,
+    The README's formula without ``tanhx``: ``y1 = 1/((1+e^x)^2+1)``,
     ``d = 4 x e^x (e^x+1) y1^2 - 2 y1 + 1``.
 ``dmish_sign_split``
     What ops-nn v1's kernel computes: both halves (``e^-x, e^-2x`` for x > 0 and
@@ -196,7 +196,7 @@ def mish(x: np.ndarray) -> np.ndarray:
 
 @_float32_formula
 def dmish_b1(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
-    """Seed branch 1 (``tanhx`` given), as v1's kernel computes it.
+    """v1 README's formula with ``tanhx`` given, as v1's kernel computes it.
 
     ``d = t - x e^x (t^2 - 1) / (1 + e^x)``. For x above ~88.7 (float32) ``e^x`` is
     inf while ``t^2 - 1`` is exactly 0, and ``inf * 0`` gives NaN.
@@ -207,7 +207,7 @@ def dmish_b1(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
 
 @_float32_formula
 def dmish_b2_naive(x: np.ndarray) -> np.ndarray:
-    """Seed branch 2 (no ``tanhx``) exactly as documented, through ``y1``.
+    """v1 README's formula without ``tanhx``, exactly as documented, through ``y1``.
 
     ``y1 = 1 / ((1 + e^x)^2 + 1)``, ``d = 4 x e^x (e^x + 1) y1^2 - 2 y1 + 1``.
     """

@@ -46,7 +46,7 @@ def _y1_numerator(x: np.ndarray) -> np.ndarray:
     return 4 * x * ex * (ex + 1)
 
 
-#: Intermediates of the seeds' formulas that overflow for large x.
+#: Intermediates of the formulas in ops-nn v1's README (notebook 01) that overflow for large x.
 OVERFLOWING: Final[dict[str, Expression]] = {
     "e^x": _exp,
     "e^2x": _exp2x,

@@ -1,0 +1,55 @@
+"""Reading a learner's answer: a function called on an array, or a number, checked for garbage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import UNANSWERED, Verdict, call_learner, equal_or_hint, wrong
+
+
+def learner_result(
+    function: Callable[[np.ndarray], object] | None, x: np.ndarray, usage: str
+) -> tuple[np.ndarray | None, Verdict | None]:
+    """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
+
+    The verdict is ``UNANSWERED`` for ``None`` (or a function still returning ``None``), and
+    ``wrong`` for something that is not a function, a function that raises, or a result whose
+    dtype or shape differs from ``x``'s. ``usage`` shows how to pass the function.
+    """
+    if function is None:
+        return None, UNANSWERED
+    if not callable(function):
+        return None, wrong(f"pass your function itself: {usage}")
+    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
+        result, failure = call_learner(function, x.copy())
+    if failure is not None:
+        return None, failure
+    if result is None:
+        return None, UNANSWERED
+    result = np.asarray(result)
+    if result.dtype != x.dtype or result.shape != x.shape:
+        return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return one of the same")
+    return result, None
+
+
+def learner_number(answer: object, dtype: np.dtype) -> tuple[float | None, Verdict | None]:
+    """The learner's number rounded to ``dtype`` (as a float), or the verdict that ends the check.
+
+    ``None`` is ``UNANSWERED``; anything ``float()`` rejects is ``wrong``. The value goes
+    through Python's ``float`` first: ml_dtypes' constructors are not safe on arbitrary objects.
+    """
+    if answer is None:
+        return None, UNANSWERED
+    try:
+        value = float(answer)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None, wrong("answer with a number")
+    return float(np.array(value).astype(dtype)), None
+
+
+def number_verdict(answer: object, dtype: np.dtype, expected: float, hint: str) -> Verdict:
+    """Compare the learner's number, rounded to ``dtype``, with ``expected`` (a ``dtype`` value)."""
+    value, verdict = learner_number(answer, dtype)
+    return verdict if verdict is not None else equal_or_hint(value, expected, hint)
