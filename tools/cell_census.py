@@ -3,7 +3,8 @@
 A textbook should show how a number is computed, not only call a function that computes it.
 This census reads every code cell's syntax tree and sorts its statements:
 
-* **plumbing** — imports, the run-time cell, ``answer = None`` and exercise checker calls;
+* **plumbing** — imports, the run-time cell, and exercise cells (the learner's scaffold
+  ending in a checker's call);
 * the cell's **own operations** — arithmetic, comparisons, and calls of NumPy, SymPy,
   mpmath, ``math``, ``ctypes``: the computation, shown;
 * **helper calls** — calls of a ``mishgrad`` module's functions: the computation, hidden
@@ -67,8 +68,19 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _is_check(statement: ast.stmt) -> bool:
+    call = getattr(statement, "value", None)
+    if not isinstance(call, ast.Call):
+        return False
+    if _root_name(call.func) in {"check", "exercises"}:
+        return True
+    return isinstance(call.func, ast.Name) and call.func.id.startswith("check_")
+
+
 def _plumbing(tree: ast.Module) -> bool:
-    """Imports, ``answer = None``, checker calls: nothing a reader learns from."""
+    """Imports, exercise cells (a scaffold for the learner, then the checker's call)."""
+    if tree.body and _is_check(tree.body[-1]):
+        return True  # the learner's code goes here: an exercise, not a demonstration
     for statement in tree.body:
         if isinstance(statement, ast.Import | ast.ImportFrom):
             continue
@@ -76,12 +88,6 @@ def _plumbing(tree: ast.Module) -> bool:
             isinstance(t, ast.Name) and t.id in PLUMBING_NAMES for t in statement.targets
         ):
             continue
-        call = getattr(statement, "value", None)
-        if isinstance(call, ast.Call) and _root_name(call.func) in {"check", "exercises"}:
-            continue
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
-            if call.func.id.startswith("check_"):
-                continue
         return False
     return True
 
