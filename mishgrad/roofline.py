@@ -38,11 +38,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 
-from . import tiling
+from . import tiling, upstream
 from .dtypes import as_dtype
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .trace import InstructionCounts, PipelineModel, instruction_counts
@@ -55,10 +56,9 @@ COMPUTE_BYTES: Final = 4
 #: Elements one 256-byte repeat of a float32 vector instruction processes.
 ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // COMPUTE_BYTES
 
-#: ops-nn v1's float32 path without tanhx: 42 vector instructions per tile, 4 of them
-#: ``Exp`` and 4 ``Div`` (counted from ops-nn
-#: ``experimental/activation/mish_grad/op_kernel/mish_grad.h``).
-V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = {"Exp": 4, "Div": 4, "other": 34}
+#: ops-nn v1's float32 path without tanhx, calls per tile by op: counted from this project's
+#: description of its kernel (:data:`mishgrad.upstream.V1_FLOAT32_NO_TANHX`, with permalinks).
+V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = upstream.V1_FLOAT32_NO_TANHX.counts()
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,12 @@ def cost_from_counts(
 
 
 def measure_cost(
-    dtype: str, has_tanhx: bool, *, on: str | Platform = DEFAULT_PLATFORM, label: str = ""
+    dtype: str,
+    has_tanhx: bool,
+    *,
+    on: str | Platform = DEFAULT_PLATFORM,
+    label: str = "",
+    kernel_dir: Path | None = None,
 ) -> KernelCost:
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
@@ -140,6 +145,8 @@ def measure_cost(
         The platform whose tile size the launch uses.
     label
         A name for the cost (default ``"<dtype>, <branch>"``).
+    kernel_dir
+        Count the kernel of this directory (a scratch copy) instead of ``kernel/``.
 
     """
     from . import twin  # the twin needs a compiler: import it only when measuring
@@ -149,7 +156,9 @@ def measure_cost(
     tile = tiling.max_tile_length(resolved.itemsize, has_tanhx, chip.ub_reported)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
-    run = twin.run_kernel(np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True)
+    run = twin.run_kernel(
+        np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
+    )
     branch = "tanhx" if has_tanhx else "no tanhx"
     return cost_from_counts(
         instruction_counts(run.trace), resolved.itemsize, has_tanhx, label or f"{dtype}, {branch}"
