@@ -5,13 +5,13 @@ element costs a fixed number of bytes of global memory (HBM) traffic and a fixed
 vector instructions. Whichever takes longer bounds the kernel:
 
 - **memory**: bytes per element (the tensors' sizes: the kernel moves exactly those,
-  as notebook 04 checks on the trace) divided by the HBM bandwidth;
+  as notebook 05 checks on the trace) divided by the HBM bandwidth;
 - **vector**: every vector instruction of the kernel works on float32 in 256-byte repeats,
   64 elements per repeat, so one instruction costs ``cycles_per_repeat / 64`` cycles per
   element on one vector core. The instruction counts come from the twin's trace
   (:func:`mishgrad.trace.instruction_counts`), i.e. from the kernel source as it is now.
 
-The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook 04's
+The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook 06's
 pipeline model), so both models make the same assumptions:
 
 ``hbm_bytes_per_second``
@@ -24,7 +24,7 @@ pipeline model), so both models make the same assumptions:
     more (:class:`Roofline` accepts per-op costs).
 ``vector_cores``
     From :mod:`mishgrad.platforms`; every core gets an equal share of the bandwidth,
-    also when fewer cores are active (small n), as in notebook 04's model.
+    also when fewer cores are active (small n), as in notebook 06's model.
 
 For one launch of n elements, :meth:`Roofline.predict` plans the tiles with the tiling model
 (:func:`mishgrad.tiling.plan_for`) and, for the busiest core, adds pipeline fill and drain to

@@ -22,11 +22,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
-from .citations import ASC_DEVKIT, OPS_NN, permalink
+from .citations import ASC_DEVKIT, OPS_NN, markdown_link, permalink
 
 V1_KERNEL: Final = "experimental/activation/mish_grad/op_kernel/mish_grad.h"
 V2_KERNEL: Final = "experimental/activation/mish_grad_v2/op_kernel/mish_grad_v2.h"
-#: AscendC's reference page of the high-level Tanh API that V2 calls.
+#: AscendC's reference page (cann/asc-devkit) of the high-level Tanh API that V2 calls.
 TANH_API: Final = permalink(ASC_DEVKIT, "docs/zh/api/SIMD-API/高阶API/数学计算/Tanh接口/Tanh.md")
 
 
@@ -76,6 +76,11 @@ class OperationOrder:
     def link(self) -> str:
         """Permalink to the lines at the pinned ops-nn commit."""
         return permalink(OPS_NN, self.path, self.lines)
+
+    @property
+    def source(self) -> str:
+        """``[path, lines a–b](permalink)``, for tables and prose printed as Markdown."""
+        return markdown_link(OPS_NN, self.path, self.lines)
 
     @property
     def total(self) -> int:
