@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes, oracle, precision
 from . import UNANSWERED, Verdict, call_learner, correct, wrong
+from .numeric import close_or_hint
 
 #: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
 #: normal exponent), so the ULP of every normal and subnormal value can be computed.
@@ -76,16 +77,14 @@ _ALLOWANCE_DTYPE, _ALLOWANCE_GOLDEN = "float16", 3e-6
 
 def check_allowance(answer: object) -> Verdict:
     """The largest absolute error MARE allows a float16 element whose golden value is 3e-6."""
-    if answer is None:
-        return UNANSWERED
     expected = float(precision.allowed_abs_error(_ALLOWANCE_GOLDEN, _ALLOWANCE_DTYPE))
-    try:
-        ok = math.isclose(float(answer), expected, rel_tol=1e-3)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return wrong("answer with a number")
-    if ok:
-        return correct(f"{expected:.4g}: the floor 1e-7 is a few per cent of |g| here")
-    return wrong("r = |a − g| / (|g| + 1e-7) must stay below 10 T; float16's T is 2**-10")
+    return close_or_hint(
+        answer,
+        expected,
+        "r = |a − g| / (|g| + 1e-7) must stay below 10 T; float16's T is 2**-10",
+        rel_tol=1e-3,
+        remark=f"{expected:.4g}: the floor 1e-7 is a few per cent of |g| here",
+    )
 
 
 def stretch_width() -> float:

@@ -16,6 +16,7 @@ from ..platforms import Platform
 from ..scratch import ScratchKernel
 from ..trace import PipelineModel
 from . import UNANSWERED, Verdict, call_learner, correct, wrong
+from .numeric import close_or_hint
 
 #: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
 _CONFIGS = ((4, False), (4, True), (2, False), (2, True))
@@ -93,13 +94,12 @@ def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verd
     if after <= before:
         return wrong("your copy runs no more vector instructions than kernel/: add one")
     expected = (after - before) * EDIT_CYCLES_PER_REPEAT / roofline.ELEMENTS_PER_REPEAT
-    try:
-        ok = math.isclose(float(answer), expected, rel_tol=1e-6)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return wrong("answer with a number of cycles")
-    if ok:
-        return correct(f"{after - before} more instruction(s): {expected:.4g} cycles per element")
-    return wrong("count what you added; one repeat covers 256 bytes of float32")
+    return close_or_hint(
+        answer,
+        expected,
+        "count what you added; one repeat covers 256 bytes of float32",
+        remark=f"{after - before} more instruction(s): {expected:.4g} cycles per element",
+    )
 
 
 #: The ridge exercise: v1's float32 path without tanhx on a 910B3 whose clock is 1.5 GHz.
@@ -113,10 +113,10 @@ def check_v1_ridge(answer: object) -> Verdict:
     cost = roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False)
     line = roofline.Roofline.for_chip(_RIDGE_CHIP, clock_hz=_RIDGE_CLOCK)
     expected = line.ridge_bandwidth(cost) / 1e12
-    try:
-        ok = abs(float(answer) - expected) < 0.006  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return wrong("answer with a bandwidth in TB/s")
-    if ok:
-        return correct(f"{expected:.2f} TB/s")
-    return wrong("at the ridge, bytes per element × elements per second of the vector roof")
+    return close_or_hint(
+        answer,
+        expected,
+        "at the ridge, bytes per element × elements per second of the vector roof",
+        abs_tol=0.006,
+        remark=f"{expected:.2f} TB/s",
+    )
