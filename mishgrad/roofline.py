@@ -15,10 +15,11 @@ The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook
 pipeline model), so both models make the same assumptions:
 
 ``hbm_bytes_per_second``
-    Not well documented; public reports for Atlas A2 range over :data:`HBM_BANDWIDTH_RANGE`.
-    The default is the upper end.
+    1.6 TB/s for a representative Atlas A2 in ops-nn's migration guide (:data:`PLATFORM_GUIDE`),
+    a peak figure; :data:`HBM_BANDWIDTH_RANGE` adds an assumed low end. The default is 1.6 TB/s.
 ``clock_hz``
-    The vector core clock: assumed (no public source states it for the 910B2).
+    1.8 GHz, the AI core frequency of the same guide (for the representative configuration;
+    the 910B variants may differ).
 ``vector_cycles_per_repeat``
     One cycle per 256-byte repeat for every instruction; ``Exp`` and ``Div`` may well take
     more (:class:`Roofline` accepts per-op costs).
@@ -44,12 +45,20 @@ from typing import Final
 import numpy as np
 
 from . import tiling, upstream
+from .citations import OPS_NN, permalink
 from .dtypes import as_dtype
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .trace import InstructionCounts, PipelineModel, instruction_counts
 
-#: Public reports of Atlas A2's HBM bandwidth range over these bytes per second: no CANN
-#: document states it, so the model keeps it a parameter.
+#: ops-nn's cross-platform migration guide: for a representative Atlas A2 configuration
+#: (line 21), 24 AI cores at 1.8 (GHz, lines 29-39) and a memory bandwidth of 1.6 TB/s
+#: (lines 56-60). The source of the model's default clock and bandwidth.
+PLATFORM_GUIDE: Final = permalink(
+    OPS_NN, "docs/zh/develop/cross_platform_migration_guide.md", (19, 61)
+)
+#: HBM bandwidth, bytes per second: the guide's 1.6 TB/s is a peak figure of one
+#: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
+#: (the low end of third-party reports) and notebook 10 shows how the verdicts move.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
 #: Bytes per element of the data every vector instruction of the kernel works on (float32).
 COMPUTE_BYTES: Final = 4
@@ -383,9 +392,10 @@ class Roofline:
             (
                 "hbm_bytes_per_second",
                 self.model.hbm_bytes_per_second,
-                f"HBM bandwidth; public reports range from {low:.3g} to {high:.3g} B/s",
+                f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide (peak), "
+                f"{low:.3g} assumed as the low end",
             ),
-            ("clock_hz", self.model.clock_hz, "vector core clock; assumed, not documented"),
+            ("clock_hz", self.model.clock_hz, "AI core clock; ops-nn's migration guide"),
             (
                 "vector_cycles_per_repeat",
                 self.model.vector_cycles_per_repeat,
