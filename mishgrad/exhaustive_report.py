@@ -3,7 +3,7 @@
 :func:`result` condenses a model's summary (:mod:`mishgrad.exhaustive_run`) into its entry
 of the result file: run time, statistics per region and the target checks. The full run's
 file is stored in the repository (``bench/results/exhaustive.json``, with its tables as
-``.md``), and notebook 06 displays it with :func:`markdown`.
+``.md``), and notebook 09 displays it with :func:`markdown`.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from .citations import OPBASE, permalink
 from .dtypes import as_dtype, dtype_name
 
 #: The floor added to ``|golden|`` in the denominator of the relative error.
@@ -51,15 +52,16 @@ MARE_FACTOR: Final = 10
 THRESHOLD_EXPONENTS: Final[dict[str, int]] = {"float32": -13, "float16": -10, "bfloat16": -7}
 #: The threshold T of each dtype.
 THRESHOLDS: Final[dict[str, float]] = {k: 2.0**e for k, e in THRESHOLD_EXPONENTS.items()}
-#: The standard's page as first released (MERE and MARE) and as in force now (mixed tolerance).
-FIRST_RELEASE: Final = (
-    "https://gitcode.com/cann/opbase/blob/6049643/docs/zh/ops_precision_standard/"
-    "experimental_standard.md"
-)
-CURRENT: Final = (
-    "https://gitcode.com/cann/opbase/blob/aa3cd74b7f6d772acd64ff48292a7e65a9bc8142/docs/zh/"
-    "ops_precision_standard/experimental_standard.md"
-)
+#: Where the standard is stated in cann/opbase.
+STANDARD_PATH: Final = "docs/zh/ops_precision_standard/experimental_standard.md"
+#: opbase at the commit that first released the standard (2026-04-09).
+OPBASE_FIRST_RELEASE: Final = (OPBASE[0], "60496434718ec45c5c61de86389d4e947bff1d58")
+#: The standard as first released: MERE and MARE (lines 8-19), the thresholds per dtype
+#: (lines 47-55) and the pass rule (lines 59-60).
+FIRST_RELEASE: Final = permalink(OPBASE_FIRST_RELEASE, STANDARD_PATH, (8, 60))
+#: The standard in force at :data:`mishgrad.citations.OPBASE`: the mixed tolerance (section
+#: 2.1, lines 59-91), its table (section 2.2, lines 93-140) and the pass rule (lines 142-146).
+CURRENT: Final = permalink(OPBASE, STANDARD_PATH, (59, 146))
 #: Share of elements that must meet the mixed tolerance (:data:`CURRENT`, section 2.2).
 REQUIRED_MATCHED_RATIO: Final = 0.99
 #: Largest absolute error allowed, in ULPs of the golden, besides the absolute cap.

@@ -5,26 +5,27 @@ element costs a fixed number of bytes of global memory (HBM) traffic and a fixed
 vector instructions. Whichever takes longer bounds the kernel:
 
 - **memory**: bytes per element (the tensors' sizes: the kernel moves exactly those,
-  as notebook 04 checks on the trace) divided by the HBM bandwidth;
+  as notebook 05 checks on the trace) divided by the HBM bandwidth;
 - **vector**: every vector instruction of the kernel works on float32 in 256-byte repeats,
   64 elements per repeat, so one instruction costs ``cycles_per_repeat / 64`` cycles per
   element on one vector core. The instruction counts come from the twin's trace
   (:func:`mishgrad.trace.instruction_counts`), i.e. from the kernel source as it is now.
 
-The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook 04's
+The cost parameters are those of :class:`mishgrad.trace.PipelineModel` (notebook 06's
 pipeline model), so both models make the same assumptions:
 
 ``hbm_bytes_per_second``
-    Not well documented; public reports for Atlas A2 range over :data:`HBM_BANDWIDTH_RANGE`.
-    The default is the upper end.
+    1.6 TB/s for a representative Atlas A2 in ops-nn's migration guide (:data:`PLATFORM_GUIDE`),
+    a peak figure; :data:`HBM_BANDWIDTH_RANGE` adds an assumed low end. The default is 1.6 TB/s.
 ``clock_hz``
-    The vector core clock: assumed (no public source states it for the 910B2).
+    1.8 GHz, the AI core frequency of the same guide (for the representative configuration;
+    the 910B variants may differ).
 ``vector_cycles_per_repeat``
     One cycle per 256-byte repeat for every instruction; ``Exp`` and ``Div`` may well take
     more (:class:`Roofline` accepts per-op costs).
 ``vector_cores``
     From :mod:`mishgrad.platforms`; every core gets an equal share of the bandwidth,
-    also when fewer cores are active (small n), as in notebook 04's model.
+    also when fewer cores are active (small n), as in notebook 06's model.
 
 For one launch of n elements, :meth:`Roofline.predict` plans the tiles with the tiling model
 (:func:`mishgrad.tiling.plan_for`) and, for the busiest core, adds pipeline fill and drain to
@@ -38,27 +39,35 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 
-from . import tiling
+from . import tiling, upstream
+from .citations import OPS_NN, permalink
 from .dtypes import as_dtype
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .trace import InstructionCounts, PipelineModel, instruction_counts
 
-#: Public reports of Atlas A2's HBM bandwidth range over these bytes per second: no CANN
-#: document states it, so the model keeps it a parameter.
+#: ops-nn's cross-platform migration guide: for a representative Atlas A2 configuration
+#: (line 21), 24 AI cores at 1.8 (GHz, lines 29-39) and a memory bandwidth of 1.6 TB/s
+#: (lines 56-60). The source of the model's default clock and bandwidth.
+PLATFORM_GUIDE: Final = permalink(
+    OPS_NN, "docs/zh/develop/cross_platform_migration_guide.md", (19, 61)
+)
+#: HBM bandwidth, bytes per second: the guide's 1.6 TB/s is a peak figure of one
+#: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
+#: (the low end of third-party reports) and notebook 10 shows how the verdicts move.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
 #: Bytes per element of the data every vector instruction of the kernel works on (float32).
 COMPUTE_BYTES: Final = 4
 #: Elements one 256-byte repeat of a float32 vector instruction processes.
 ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // COMPUTE_BYTES
 
-#: ops-nn v1's float32 path without tanhx: 42 vector instructions per tile, 4 of them
-#: ``Exp`` and 4 ``Div`` (counted from ops-nn
-#: ``experimental/activation/mish_grad/op_kernel/mish_grad.h``).
-V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = {"Exp": 4, "Div": 4, "other": 34}
+#: ops-nn v1's float32 path without tanhx, calls per tile by op: counted from this project's
+#: description of its kernel (:data:`mishgrad.upstream.V1_FLOAT32_NO_TANHX`, with permalinks).
+V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = upstream.V1_FLOAT32_NO_TANHX.counts()
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,12 @@ def cost_from_counts(
 
 
 def measure_cost(
-    dtype: str, has_tanhx: bool, *, on: str | Platform = DEFAULT_PLATFORM, label: str = ""
+    dtype: str,
+    has_tanhx: bool,
+    *,
+    on: str | Platform = DEFAULT_PLATFORM,
+    label: str = "",
+    kernel_dir: Path | None = None,
 ) -> KernelCost:
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
@@ -140,6 +154,8 @@ def measure_cost(
         The platform whose tile size the launch uses.
     label
         A name for the cost (default ``"<dtype>, <branch>"``).
+    kernel_dir
+        Count the kernel of this directory (a scratch copy) instead of ``kernel/``.
 
     """
     from . import twin  # the twin needs a compiler: import it only when measuring
@@ -149,7 +165,9 @@ def measure_cost(
     tile = tiling.max_tile_length(resolved.itemsize, has_tanhx, chip.ub_reported)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
-    run = twin.run_kernel(np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True)
+    run = twin.run_kernel(
+        np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
+    )
     branch = "tanhx" if has_tanhx else "no tanhx"
     return cost_from_counts(
         instruction_counts(run.trace), resolved.itemsize, has_tanhx, label or f"{dtype}, {branch}"
@@ -374,9 +392,10 @@ class Roofline:
             (
                 "hbm_bytes_per_second",
                 self.model.hbm_bytes_per_second,
-                f"HBM bandwidth; public reports range from {low:.3g} to {high:.3g} B/s",
+                f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide (peak), "
+                f"{low:.3g} assumed as the low end",
             ),
-            ("clock_hz", self.model.clock_hz, "vector core clock; assumed, not documented"),
+            ("clock_hz", self.model.clock_hz, "AI core clock; ops-nn's migration guide"),
             (
                 "vector_cycles_per_repeat",
                 self.model.vector_cycles_per_repeat,

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mishgrad import platforms, roofline, tiling, trace, twin
+from mishgrad import platforms, roofline, tiling, trace, twin, upstream
 
 CONFIGS = [(d, t) for d in ("float32", "float16", "bfloat16") for t in (False, True)]
 
@@ -99,7 +99,8 @@ def test_instruction_headroom_reaches_the_ridge(a2, costs):
             assert a2.bound(cost) == "vector"
 
 
-def test_v1_counts():
+def test_v1_counts_come_from_the_upstream_description():
+    assert roofline.V1_FLOAT32_NO_TANHX == upstream.V1_FLOAT32_NO_TANHX.counts()
     assert sum(roofline.V1_FLOAT32_NO_TANHX.values()) == 42
     cost = roofline.cost_from_counts(roofline.V1_FLOAT32_NO_TANHX, 4, False, "v1")
     assert cost.instruction_count == 42 and cost.label == "v1"

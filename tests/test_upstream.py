@@ -1,0 +1,42 @@
+"""mishgrad.upstream: the described operation orders and the counts computed from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from mishgrad import citations, upstream
+
+ORDERS = list(upstream.ORDERS.values())
+
+
+def test_v1_counts_as_read_from_its_kernel():
+    # v1, float32: 42 calls with 4 Exp and 4 Div without tanhx; 11, 1, 1 with it.
+    no_tanhx, tanhx = upstream.V1_FLOAT32_NO_TANHX, upstream.V1_FLOAT32_TANHX
+    assert (no_tanhx.total, no_tanhx.count("Exp"), no_tanhx.count("Div")) == (42, 4, 4)
+    assert (tanhx.total, tanhx.count("Exp"), tanhx.count("Div")) == (11, 1, 1)
+    assert no_tanhx.count("Select") == 3 and no_tanhx.count("CompareScalar") == 2
+
+
+def test_v2_counts_as_read_from_its_kernel():
+    no_tanhx, tanhx = upstream.V2_FLOAT32_NO_TANHX, upstream.V2_FLOAT32_TANHX
+    assert (no_tanhx.total, no_tanhx.count("Exp"), no_tanhx.count("Div")) == (18, 2, 1)
+    assert no_tanhx.count("Tanh") == 1 and no_tanhx.count("Ln") == 1
+    assert (tanhx.total, tanhx.count("Exp"), tanhx.count("Div")) == (10, 1, 1)
+    assert no_tanhx.steps[-tanhx.total :] == tanhx.steps  # the shared tail
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.label)
+def test_steps_lie_in_the_cited_lines_one_call_a_line(order):
+    assert all(order.lines[0] <= step.line <= order.lines[1] for step in order.steps)
+    assert len({step.line for step in order.steps}) == order.total
+    assert sum(order.counts().values()) == order.total
+    assert order.count("Nothing") == 0
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.label)
+def test_links_pin_the_commit_and_lines(order):
+    first, last = order.lines
+    assert order.link == citations.permalink(citations.OPS_NN, order.path, order.lines)
+    assert order.link.endswith(f"{order.path}#L{first}-L{last}")
+    assert citations.OPS_NN[1] in order.link
+    assert order.source == f"[{order.path}, lines {first}–{last}]({order.link})"
