@@ -100,8 +100,13 @@ def check_dmish(dmish: object) -> Verdict:
         got, failed = call_learner(dmish, points.copy())
     if failed:
         return failed
-    got = np.asarray(got, dtype=np.float64) if got is not None else None
-    if got is None or got.shape != points.shape:
+    if got is None:  # the scaffold, not yet written
+        return UNANSWERED
+    try:
+        got = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        return wrong("return a NumPy array of floats")
+    if got.shape != points.shape:
         return wrong(f"return one value per input: an array of shape {points.shape}")
     truth = exact(symbolic.dmish(), DMISH_POINTS)
     allowed = DMISH_REL * np.abs(truth) + DMISH_CANCEL * exact(
