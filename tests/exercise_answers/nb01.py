@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from exercise_answers import Case, replace_in
 
+from exercise_answers import Case, replace_in
 from mishgrad import symbolic
 from mishgrad.exercises import nb01
 
