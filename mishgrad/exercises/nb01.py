@@ -46,6 +46,8 @@ def check_t_at_ln3(answer: object) -> Verdict:
         value = sp.sympify(answer)
     except (sp.SympifyError, TypeError):
         return wrong("give a number, e.g. sp.Rational(p, q)")
+    if not isinstance(value, sp.Basic):
+        return wrong("give one number, e.g. sp.Rational(p, q)")
     if value == exact and value.is_Rational:
         return correct()
     if value.is_Float or isinstance(answer, float):
@@ -98,7 +100,7 @@ def check_dmish(dmish: object) -> Verdict:
     points = np.array(DMISH_POINTS)
     with np.errstate(all="ignore"):
         got, failed = call_learner(dmish, points.copy())
-    if failed:
+    if failed is not None:
         return failed
     if got is None:  # the scaffold, not yet written
         return UNANSWERED
@@ -140,7 +142,7 @@ def check_kernel_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     except (TypeError, ValueError):
         return wrong("give two numbers")
     kernel, failed = call_learner(_kernel_d, scratch)  # an edit that does not build: a verdict
-    if failed:
+    if failed is not None:
         return failed
     if np.allclose(predicted, kernel, atol=5e-5, rtol=0):
         return correct("your algebra predicts what the edited kernel computes")

@@ -85,7 +85,7 @@ def check_resolver(resolves_to: object) -> Verdict:
         answers = []
         for source, name, target in RESOLVER_CASES:
             got, failed = call_learner(resolves_to, op_dir, source, name, target)
-            if failed:
+            if failed is not None:
                 return failed
             answers.append(got.as_posix() if isinstance(got, Path) else got)
         expected = [_expected(op_dir, *case) for case in RESOLVER_CASES]
