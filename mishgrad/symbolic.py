@@ -61,14 +61,14 @@ def sigmoid() -> sp.Expr:
     return 1 / (1 + sp.exp(-x))
 
 
-def seed_notation() -> sp.Expr:
-    """Return d in the seeds' notation, ``t + x s (1 - t^2)``, with t and s in terms of x."""
+def chain_rule_form() -> sp.Expr:
+    """Return d as the chain rule gives it, ``t + x s (1 - t^2)``, with t and s in terms of x."""
     t_x = tanh_softplus()
     return t_x + x * sigmoid() * (1 - t_x**2)
 
 
 def with_t(expr: sp.Expr) -> sp.Expr:
-    """Replace t(x) = tanh(softplus(x)) by the symbol ``t`` (to read formulas as the seeds do)."""
+    """Replace t(x) = tanh(softplus(x)) by the symbol ``t`` (to read formulas as ops-nn's do)."""
     return expr.subs(tanh_softplus(), t)
 
 
@@ -135,6 +135,13 @@ def _ours_one_fraction(positive: bool) -> sp.Expr:
 
 def forms() -> dict[str, tuple[sp.Expr, str]]:
     """Every formula for dmish/dx, with the range of x on which it is claimed to hold.
+
+    Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921: B1 and B2 as
+    ``experimental/activation/mish_grad/README.md`` lines 12-27 prints them; v1's sign split
+    and its tanhx branch as ``experimental/activation/mish_grad/op_kernel/mish_grad.h``
+    computes them (float32 path, lines 232-299); MishGradV2 as
+    ``experimental/activation/mish_grad_v2/README.md`` lines 21-31 states it. "Ours" is this
+    project's (derived in notebook 01).
 
     Returns
     -------

@@ -41,8 +41,8 @@ def test_readme_printed_form_is_not_the_gradient(proofs):
     assert abs(float(value)) > 0.1
 
 
-def test_seed_notation_equals_dmish():
-    assert symbolic.difference(symbolic.seed_notation()) == 0
+def test_the_chain_rule_form_equals_dmish():
+    assert symbolic.difference(symbolic.chain_rule_form()) == 0
 
 
 @pytest.mark.parametrize("positive", [True, False])

@@ -1,0 +1,42 @@
+"""Right and wrong answers to notebook 11's exercises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from exercise_answers import Case
+from mishgrad.exercises import nb11
+
+#: ops-nn's include folders per target (notebook 11, section 3), as a learner copies them.
+TARGET_FOLDERS = {
+    "kernel": [],
+    "op_def": [],
+    "infershape": [],
+    "tiling": ["op_host", "op_host/../.."],
+    "op_api": ["op_host/op_api"],
+    "example": ["op_host/op_api"],
+}
+
+
+def resolves_to(op_dir: Path, source: str, name: str, target: str) -> str | None:
+    """Beside the including file first, then the target's folders; only the operator's files."""
+    root = op_dir.resolve()
+    folders = [(op_dir / source).parent, *(op_dir / f for f in TARGET_FOLDERS[target])]
+    for folder in folders:
+        candidate = (folder / name).resolve()
+        if candidate.is_file() and candidate.is_relative_to(root):
+            return candidate.relative_to(root).as_posix()
+    return None
+
+
+def beside_only(op_dir: Path, source: str, name: str, target: str) -> str | None:
+    """A plausible mistake: forgets the target's include folders."""
+    root = op_dir.resolve()
+    candidate = ((op_dir / source).parent / name).resolve()
+    return candidate.relative_to(root).as_posix() if candidate.is_file() else None
+
+
+CASES = [
+    Case(nb11.check_resolver, right=resolves_to, wrong=beside_only),
+    Case(nb11.check_which_resolve, right=(True, False, True), wrong=(True, True, False)),
+]

@@ -1,0 +1,33 @@
+"""Notebooks 01 and 11: a checker answers garbage with a wrong verdict, never an exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from mishgrad.exercises import nb01, nb11
+
+
+def _raises(*_: object) -> None:
+    raise RuntimeError("a learner's bug")
+
+
+CHECKERS = [
+    nb01.check_t_at_ln3,
+    nb01.check_sign_only,
+    nb01.check_crossing,
+    nb01.check_dmish,
+    nb11.check_resolver,
+    nb11.check_which_resolve,
+]
+GARBAGE = ["abc", object(), [1, 2], (1,), 3.5, _raises]
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: f"{c.__module__[-4:]}.{c.__name__}")
+@pytest.mark.parametrize("answer", GARBAGE, ids=repr)
+def test_garbage_is_wrong(checker: object, answer: object) -> None:
+    assert checker(answer).status == "wrong"
+
+
+def test_a_learner_function_that_raises_is_reported() -> None:
+    verdict = nb01.check_dmish(_raises)
+    assert verdict.status == "wrong" and "RuntimeError" in verdict.message
