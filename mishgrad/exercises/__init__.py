@@ -53,7 +53,11 @@ def equal_or_hint(answer: object, expected: object, hint: str) -> Verdict:
 
 
 def call_learner(function: Callable[..., object], *args: object) -> tuple[object, Verdict | None]:
-    """Call a function the learner wrote; an exception becomes a wrong verdict, not a crash."""
+    """Call a function the learner wrote; an exception becomes a wrong verdict, not a crash.
+
+    Returns ``(result, None)``, or ``(None, verdict)`` when the function raised. Test the
+    verdict with ``is not None``: a ``wrong`` verdict is falsy.
+    """
     try:
         return function(*args), None
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
