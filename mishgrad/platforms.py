@@ -24,6 +24,7 @@ UB_RESERVED_BYTES: Final = 256
 #: Size of the scratch area Select's tensor modes use at the top of UB (where they use one).
 SELECT_SCRATCH_BYTES: Final = 8 * 1024
 
+#: asc-devkit's AscendC reference page of Select, and its kernel constants.
 _SELECT_PAGE: Final = "docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Select.md"
 _CONSTANTS: Final = "impl/basic_api/utils/kernel_utils_constants.h"
 
@@ -32,13 +33,17 @@ UB_SIZE_FIXTURES: Final[dict[int, str]] = {
     196_608: permalink(
         OPS_NN, "experimental/activation/mish_grad/tests/ut/op_host/test_mish_grad_tiling.cpp", 46
     ),
-    196_352: permalink(OPS_NN, "matmul/mat_mul_v3/tests/ut/op_host/test_matmul_v3_tiling.cpp", 1451),
+    196_352: permalink(
+        OPS_NN, "matmul/mat_mul_v3/tests/ut/op_host/test_matmul_v3_tiling.cpp", 1451
+    ),
 }
 
 #: Where each platform fact comes from (public sources at fixed versions).
 SOURCES: Final[dict[str, str]] = {
     "A2 UB and cores (910B1 config: 24 AI cores, 48 vector cores, ub_size 196608)": permalink(
-        PYPTO, "framework/tests/ut/machine/stubs/compiler/data/platform_config/Ascend910B1.ini", (14, 58)
+        PYPTO,
+        "framework/tests/ut/machine/stubs/compiler/data/platform_config/Ascend910B1.ini",
+        (14, 58),
     ),
     "910B2: 24 AI cores (ops-nn conv3d_backprop_filter_v2 tiling test)": permalink(
         OPS_NN,

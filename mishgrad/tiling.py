@@ -261,4 +261,9 @@ def v1_split(
     else:
         cores = min(core_count, blocks)
     per_core = blocks // cores
-    return cores, blocks % cores, per_core * block // dtype_size, (per_core + 1) * block // dtype_size
+    return (
+        cores,
+        blocks % cores,
+        per_core * block // dtype_size,
+        (per_core + 1) * block // dtype_size,
+    )

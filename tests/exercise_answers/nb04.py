@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from exercise_answers import Case, replace_in
-
 from mishgrad import tiling
 from mishgrad.exercises import nb04
-
 
 V1_TILE = {  # v1's tile on 910B2, for each (element size, has tanhx)
     (size, has_tanhx): tiling.v1_tile_length(196_352, size, has_tanhx)
@@ -42,7 +40,10 @@ CASES = [
         right=4352,
         wrong=4096,  # the unedited tile
         edit=lambda scratch: replace_in(
-            scratch, "common/mish_grad_tiling.h", "kSelectScratchBytes = 8192", "kSelectScratchBytes = 0"
+            scratch,
+            "common/mish_grad_tiling.h",
+            "kSelectScratchBytes = 8192",
+            "kSelectScratchBytes = 0",
         ),
     ),
 ]
