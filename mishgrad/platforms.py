@@ -61,6 +61,9 @@ SOURCES: Final[dict[str, str]] = {
     "A2 (arch 2201): UB 192 KB, the temporary area from 184 KB (asc-devkit)": permalink(
         ASC_DEVKIT, _CONSTANTS, (128, 131)
     ),
+    "A2's Select (mode 1) writes into that temporary area (asc-devkit, dav_c220)": permalink(
+        ASC_DEVKIT, "impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h", (91, 96)
+    ),
     "Select modes 1 and 2 need 8 KB of UB on A2; count-based Select needs none on 950": permalink(
         ASC_DEVKIT, _SELECT_PAGE, (229, 247)
     ),
