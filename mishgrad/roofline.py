@@ -162,7 +162,9 @@ def measure_cost(
 
     resolved = as_dtype(dtype)
     chip = platform(on)
-    tile = tiling.max_tile_length(resolved.itemsize, has_tanhx, chip.ub_reported)
+    tile = tiling.max_tile_length(
+        resolved.itemsize, has_tanhx, chip.ub_reported, chip.select_uses_scratch
+    )
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
     run = twin.run_kernel(

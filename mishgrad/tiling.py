@@ -8,8 +8,9 @@ The plan, in three steps:
 
 1. **UB budget.** The kernel allocates a fixed set of buffers per tile element (the
    table of :func:`budget`); the tile is the largest multiple of 256 elements whose
-   buffers fit the UB the platform offers (below Select's scratch area when the kernel
-   uses Select).
+   buffers fit the UB the platform offers (below Select's scratch area where the
+   platform's Select needs one). Multiples of 256 elements because CompareScalar's count
+   must span whole 256-byte repeats, and 256 elements make the 1-bit mask a whole block.
 2. **Cores.** Work is dealt out in units of one 256-byte vector repeat of the input
    dtype. With ``U`` units and ``C`` cores, every core gets ``U // C`` units and the first
    ``U % C`` ("big") cores one more; the last core stops exactly at ``n``.
@@ -70,21 +71,24 @@ def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
     return buffers
 
 
-def ub_limit(ub_reported: int, has_tanhx: bool) -> int:
+def ub_limit(ub_reported: int, has_tanhx: bool, select_scratch: bool = True) -> int:
     """UB bytes the kernel's buffers may occupy.
 
-    The no-tanhx kernel uses Select in tensor mode, whose scratch area is the top 8 KB of
-    the *physical* UB (reported + 256 bytes); its buffers must end below it.
+    The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area
+    (``select_scratch``: Atlas A2, not Ascend 950), the area is the top 8 KB of the
+    *physical* UB (reported + 256 bytes), and the buffers must end below it.
     """
-    if has_tanhx:
+    if has_tanhx or not select_scratch:
         return ub_reported
     return max(ub_reported + UB_RESERVED_BYTES - SELECT_SCRATCH_BYTES, 0)
 
 
-def max_tile_length(dtype_size: int, has_tanhx: bool, ub_reported: int) -> int:
+def max_tile_length(
+    dtype_size: int, has_tanhx: bool, ub_reported: int, select_scratch: bool = True
+) -> int:
     """The largest multiple of 256 elements whose buffers fit (0 if none does)."""
     bits = sum(b.copies * b.bits_per_element for b in budget(dtype_size, has_tanhx))
-    elements = ub_limit(ub_reported, has_tanhx) * 8 // bits
+    elements = ub_limit(ub_reported, has_tanhx, select_scratch) * 8 // bits
     return elements // TILE_ALIGN * TILE_ALIGN
 
 
@@ -137,6 +141,7 @@ def plan(
     has_tanhx: bool,
     ub_reported: int,
     core_count: int,
+    select_scratch: bool = True,
 ) -> TilingPlan:
     """Plan a launch: cores, the big/small split, tile length, tiles and tails.
 
@@ -152,6 +157,9 @@ def plan(
         UB bytes as the tiling API reports them (physical minus 256).
     core_count
         Vector cores available.
+    select_scratch
+        Whether Select's tensor modes need the 8 KB scratch area at the top of UB
+        (:attr:`mishgrad.platforms.Platform.select_uses_scratch`).
 
     Raises
     ------
@@ -165,7 +173,7 @@ def plan(
         raise TilingError(f"element size {dtype_size} is neither 2 nor 4 bytes")
     if core_count == 0:
         raise TilingError("no vector core")
-    tile = max_tile_length(dtype_size, has_tanhx, ub_reported)
+    tile = max_tile_length(dtype_size, has_tanhx, ub_reported, select_scratch)
     if tile == 0:
         raise TilingError(f"{ub_reported} bytes of UB do not hold one 256-element tile")
     unit = REPEAT_BYTES // dtype_size
@@ -196,7 +204,14 @@ def plan_for(
 ) -> TilingPlan:
     """:func:`plan` for a named platform (see :mod:`mishgrad.platforms`)."""
     chip = platform(on)
-    return plan(total_length, dtype_size, has_tanhx, chip.ub_reported, chip.vector_cores)
+    return plan(
+        total_length,
+        dtype_size,
+        has_tanhx,
+        chip.ub_reported,
+        chip.vector_cores,
+        chip.select_uses_scratch,
+    )
 
 
 def v1_overrun_bytes(total_length: int, dtype_size: int, has_tanhx: bool) -> int:
@@ -207,6 +222,48 @@ def v1_overrun_bytes(total_length: int, dtype_size: int, has_tanhx: bool) -> int
     ``experimental/activation/mish_grad/op_host/mish_grad_tiling.cpp``), so the last core
     reads and writes up to a block minus one byte past the end of each tensor.
     """
-    block = 32 if has_tanhx else 256
+    block = v1_block_bytes(has_tanhx)
     length = total_length * dtype_size
     return -(-length // block) * block - length
+
+
+#: ops-nn v1's UB part counts: (element size, has tanhx) -> parts; one part is one tile
+#: (ops-nn ``experimental/activation/mish_grad/op_host/mish_grad_tiling.cpp``, lines 31-34).
+V1_PARTS = {(4, False): 12, (2, False): 22, (4, True): 10, (2, True): 16}
+
+
+def v1_block_bytes(has_tanhx: bool) -> int:
+    """The block v1's tiling counts in: 256 bytes without tanhx, 32 with it."""
+    return 32 if has_tanhx else 256
+
+
+def v1_tile_length(ub_reported: int, dtype_size: int, has_tanhx: bool) -> int:
+    """v1's tile: whole blocks of UB shared equally among the parts, in elements."""
+    block = v1_block_bytes(has_tanhx)
+    blocks_per_tile = ub_reported // block // V1_PARTS[dtype_size, has_tanhx]
+    return blocks_per_tile * block // dtype_size
+
+
+def v1_split(
+    total_length: int, dtype_size: int, has_tanhx: bool, ub_reported: int, core_count: int
+) -> tuple[int, int, int, int]:
+    """v1's core split: (cores, big cores, small core's elements, big core's elements).
+
+    v1 rounds the byte length up to whole blocks and deals the blocks out: every core gets
+    the same number and the first ``blocks % cores`` one more. It launches one core when a
+    single tile holds the whole tensor (ops-nn ``mish_grad_tiling.cpp``, lines 111-139 and
+    168-173).
+    """
+    block = v1_block_bytes(has_tanhx)
+    blocks = -(-total_length * dtype_size // block)
+    if v1_tile_length(ub_reported, dtype_size, has_tanhx) >= total_length:
+        cores = 1
+    else:
+        cores = min(core_count, blocks)
+    per_core = blocks // cores
+    return (
+        cores,
+        blocks % cores,
+        per_core * block // dtype_size,
+        (per_core + 1) * block // dtype_size,
+    )

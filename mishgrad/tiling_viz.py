@@ -68,14 +68,14 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     rows = len(BUDGET_CASES)
     for row, (_label, size, has_tanhx) in enumerate(BUDGET_CASES):
         y = rows - 1 - row
-        tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
+        tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
         offset = 0
         for buffer in tiling.budget(size, has_tanhx):
             width = buffer.bytes_for(tile)
             colour = BUFFER_KIND_COLORS[tiling.buffer_kind(buffer.name)]
             ax.barh(y, width / kib, left=offset / kib, height=0.6, color=colour, ec="white", lw=0.6)
             offset += width
-        limit = tiling.ub_limit(chip.ub_reported, has_tanhx)
+        limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
         ax.plot([limit / kib] * 2, [y - 0.4, y + 0.4], color="black", lw=2.0)
         ax.text(
             2.0,

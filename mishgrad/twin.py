@@ -313,6 +313,7 @@ def _load(path: Path) -> ctypes.CDLL:
         c.c_int32,
         c.c_uint64,
         c.c_uint32,
+        c.c_int32,
         c.POINTER(TilingData),
     ]
     library.mishgrad_tiling.restype = c.c_int32
@@ -353,10 +354,14 @@ def native_tiling(
     has_tanhx: bool,
     ub_reported: int,
     core_count: int,
+    select_scratch: bool = True,
     *,
     kernel_dir: Path | None = None,
 ) -> tiling.TilingPlan:
     """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
+
+    The arguments are :func:`mishgrad.tiling.plan`'s (``select_scratch``: whether the
+    platform's Select needs its scratch area, as on Atlas A2).
 
     Raises
     ------
@@ -366,7 +371,13 @@ def native_tiling(
     """
     data = TilingData()
     status = library(kernel_dir).mishgrad_tiling(
-        total_length, dtype_size, int(has_tanhx), ub_reported, core_count, ctypes.byref(data)
+        total_length,
+        dtype_size,
+        int(has_tanhx),
+        ub_reported,
+        core_count,
+        int(select_scratch),
+        ctypes.byref(data),
     )
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
@@ -519,6 +530,7 @@ def run_kernel(
             tanhx is not None,
             chip.ub_reported,
             core_count,
+            chip.select_uses_scratch,
             kernel_dir=kernel_dir,
         )
     if out is None:

@@ -12,7 +12,7 @@ CHIPS = list(platforms.PLATFORMS.values())
 
 
 def edge_lengths(dtype_size: int, has_tanhx: bool, chip: platforms.Platform) -> set[int]:
-    tile = tiling.max_tile_length(dtype_size, has_tanhx, chip.ub_reported)
+    tile = tiling.max_tile_length(dtype_size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
     unit = tiling.REPEAT_BYTES // dtype_size
     cores = chip.vector_cores
     around = [
@@ -40,13 +40,20 @@ def cases():
         for size in (2, 4):
             for has_tanhx in (False, True):
                 for n in edge_lengths(size, has_tanhx, chip):
-                    yield n, size, has_tanhx, chip.ub_reported, chip.vector_cores
+                    yield (
+                        n,
+                        size,
+                        has_tanhx,
+                        chip.ub_reported,
+                        chip.vector_cores,
+                        chip.select_uses_scratch,
+                    )
     for _ in range(10_000):
         size = int(rng.choice([2, 4]))
         ub = int(rng.choice([c.ub_reported for c in CHIPS] + [int(rng.integers(16_000, 300_000))]))
         cores = int(rng.integers(1, 80))
         n = int(10 ** rng.uniform(0, 9))
-        yield n, size, bool(rng.integers(2)), ub, cores
+        yield n, size, bool(rng.integers(2)), ub, cores, bool(rng.integers(2))
 
 
 def test_model_equals_cpp_on_edge_and_random_inputs():
@@ -67,8 +74,8 @@ def test_model_equals_cpp_on_edge_and_random_inputs():
 @pytest.mark.parametrize("size", [2, 4])
 @pytest.mark.parametrize("has_tanhx", [False, True])
 def test_tile_is_the_largest_that_fits(chip, size, has_tanhx):
-    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
-    limit = tiling.ub_limit(chip.ub_reported, has_tanhx)
+    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
+    limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
     used = sum(b.bytes_for(tile) for b in tiling.budget(size, has_tanhx))
     bigger = sum(b.bytes_for(tile + tiling.TILE_ALIGN) for b in tiling.budget(size, has_tanhx))
     assert tile % tiling.TILE_ALIGN == 0 and used <= limit < bigger
@@ -77,10 +84,10 @@ def test_tile_is_the_largest_that_fits(chip, size, has_tanhx):
 
 
 def test_plans_partition_the_tensor():
-    for n, size, has_tanhx, ub, cores in list(cases())[::7]:
-        if tiling.max_tile_length(size, has_tanhx, ub) == 0:
+    for n, size, has_tanhx, ub, cores, scratch in list(cases())[::7]:
+        if tiling.max_tile_length(size, has_tanhx, ub, scratch) == 0:
             continue
-        plan = tiling.plan(n, size, has_tanhx, ub, cores)
+        plan = tiling.plan(n, size, has_tanhx, ub, cores, scratch)
         slices = plan.core_slices()
         assert slices[0][0] == 0 and sum(length for _, length in slices) == n
         assert all(a + la == b for (a, la), (b, _) in itertools.pairwise(slices))
@@ -116,6 +123,34 @@ def test_invalid_inputs_fail_the_same_way(args, status):
         tiling.plan(*args)
     with pytest.raises(tiling.TilingError, match=f"status {status}"):
         twin.native_tiling(*args)
+
+
+def test_select_scratch_only_where_the_platform_needs_it():
+    # Atlas A2: the no-tanhx buffers end below Select's 8 KB scratch area; Ascend 950's
+    # count-based Select has none, so its no-tanhx branch may use all the reported UB.
+    a2, a950 = platforms.platform("910B2"), platforms.platform("950")
+    assert tiling.ub_limit(a2.ub_reported, False, a2.select_uses_scratch) == 184 * 1024
+    assert tiling.ub_limit(a950.ub_reported, False, a950.select_uses_scratch) == a950.ub_reported
+    assert a950.select_scratch_begin == a950.ub_bytes
+    with_scratch = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, True)
+    without = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, False)
+    assert without == tiling.plan_for(10**6, 4, False, "950")
+    assert without.tileLength > with_scratch.tileLength
+    assert twin.run_kernel(
+        np.ones(10**5, np.float32), np.ones(10**5, np.float32), on="950"
+    ).plan == (tiling.plan_for(10**5, 4, False, "950"))
+
+
+def test_v1_tiling_model():
+    # ops-nn's kernel test of v1 uses a tile of 4032 float32 elements: v1's rule on 196,352 B.
+    assert tiling.v1_tile_length(196_352, 4, False) == 4032
+    assert tiling.v1_tile_length(196_608, 4, False) == 4096
+    assert tiling.v1_split(100, 4, False, 196_352, 48) == (1, 0, 128, 192)  # one tile: one core
+    cores, big, small, large = tiling.v1_split(10**6, 2, True, 196_352, 40)
+    assert cores == 40 and large - small == 32 // 2
+    assert (
+        big * large + (cores - big) * small == 10**6 + tiling.v1_overrun_bytes(10**6, 2, True) // 2
+    )
 
 
 def test_v1_overrun_bytes():

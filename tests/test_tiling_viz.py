@@ -61,7 +61,7 @@ def test_budget_bars_stack_the_model_buffers(on):
     chip = PLATFORMS[on]
     texts = " ".join(t.get_text() for t in ax.texts)
     for _, size, has_tanhx in tiling_viz.BUDGET_CASES:
-        tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
+        tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
         assert f"tile {tile} elements" in texts
     # Every row ends at or below its limit.
     ends = {}
@@ -69,7 +69,7 @@ def test_budget_bars_stack_the_model_buffers(on):
         row = round(bar.get_y() + bar.get_height() / 2)
         ends[row] = max(ends.get(row, 0.0), bar.get_x() + bar.get_width())
     for row, (_, _, has_tanhx) in enumerate(tiling_viz.BUDGET_CASES):
-        limit = tiling.ub_limit(chip.ub_reported, has_tanhx) / 1024
+        limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch) / 1024
         assert ends[len(tiling_viz.BUDGET_CASES) - 1 - row] <= limit + 1e-9
     assert ax.get_xlabel() == "UB offset (KiB)"
     assert chip.name in ax.get_title()

@@ -38,6 +38,7 @@ def tile_length(library_path: Path) -> int:
         ctypes.c_int32(0),
         ctypes.c_uint64(196_352),
         ctypes.c_uint32(48),
+        ctypes.c_int32(1),
         ctypes.byref(data),
     )
     assert status == 0

@@ -5,9 +5,10 @@
 // CPU twin both call it, so the NPU and the twin always run the same plan.
 //
 // Units. Work is handed to cores in whole 256-byte repeats of the input dtype (the width of
-// one vector instruction), so every core but the last starts on a repeat boundary and only the
-// last core ends inside a repeat. Tiles are multiples of 256 elements, so that each buffer,
-// including the one-bit-per-element comparison mask, is a whole number of 32-byte blocks.
+// one vector instruction; CompareScalar's count must span whole 256-byte repeats), so every
+// core but the last starts on a repeat boundary and only the last core ends inside a repeat.
+// Tiles are multiples of 256 elements, so that each buffer, including the one-bit-per-element
+// comparison mask, is a whole number of 32-byte blocks.
 #ifndef MISHGRAD_COMMON_TILING_H
 #define MISHGRAD_COMMON_TILING_H
 
@@ -23,7 +24,9 @@ constexpr uint32_t kRepeatBytes = 256;       // bytes one vector instruction rep
 constexpr uint32_t kBufferNum = 2;           // double buffering of the in/out queues
 constexpr uint32_t kTileAlignElements = 256; // 256 mask bits = one 32-byte block
 constexpr uint64_t kUbReservedBytes = 256;   // physical UB minus what the tiling API reports
-constexpr uint64_t kSelectScratchBytes = 8192;  // Select's tensor modes use the top 8 KB of UB
+// Select's tensor modes need the top 8 KB of UB as scratch where the platform says so
+// (Atlas A2; not Ascend 950's count-based Select): AscendC's Select page.
+constexpr uint64_t kSelectScratchBytes = 8192;
 
 // One UB buffer of the kernel, in bytes per element of a tile.
 struct UbBuffer {
@@ -53,8 +56,9 @@ constexpr uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 constexpr uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
 
 // The buffer table of op_kernel/mish_grad.h, which must allocate exactly these (the twin's
-// tests compare this table with the kernel's InitBuffer calls).
-inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes)
+// tests compare this table with the kernel's InitBuffer calls). selectUsesScratch: whether
+// the platform's Select needs the scratch area at the top of UB.
+inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes, bool selectUsesScratch)
 {
     const uint32_t io = 8 * dtypeSize;
     const bool widened = dtypeSize != 4;  // 16-bit inputs are computed in float32 copies
@@ -84,10 +88,14 @@ inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes
         add("x > 0 mask (bits)", 1, 1);
         add("x <= 0 mask (bits)", 1, 1);
     }
-    // The no-tanhx kernel uses Select in tensor mode, whose scratch area is the top 8 KB of
-    // the physical UB: every buffer must end below it.
-    const uint64_t scratchBegin = ubBytes + kUbReservedBytes - kSelectScratchBytes;
-    budget.limitBytes = hasTanhx ? ubBytes : (ubBytes + kUbReservedBytes > kSelectScratchBytes ? scratchBegin : 0);
+    // The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area, it is
+    // the top 8 KB of the physical UB, and every buffer must end below it.
+    const uint64_t physical = ubBytes + kUbReservedBytes;
+    if (hasTanhx || !selectUsesScratch) {
+        budget.limitBytes = ubBytes;
+    } else {
+        budget.limitBytes = physical > kSelectScratchBytes ? physical - kSelectScratchBytes : 0;
+    }
     return budget;
 }
 
@@ -123,8 +131,9 @@ inline void SplitIntoTiles(uint64_t length, uint64_t tileLength, uint64_t* tileN
 }
 
 // Plans the launch: cores, per-core lengths (big/small split), tile length, tiles and tails.
-inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool hasTanhx,
-                                  uint64_t ubBytes, uint32_t coreCount, MishGradTilingData* out)
+// ubBytes is the UB size the platform reports; selectUsesScratch as for KernelBudget.
+inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes,
+                                  uint32_t coreCount, bool selectUsesScratch, MishGradTilingData* out)
 {
     if (totalLength == 0) {
         return TilingStatus::kEmptyInput;
@@ -135,7 +144,7 @@ inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool
     if (coreCount == 0) {
         return TilingStatus::kNoCores;
     }
-    const uint64_t tileLength = MaxTileLength(KernelBudget(dtypeSize, hasTanhx, ubBytes));
+    const uint64_t tileLength = MaxTileLength(KernelBudget(dtypeSize, hasTanhx, ubBytes, selectUsesScratch));
     if (tileLength == 0) {
         return TilingStatus::kUbTooSmall;
     }

@@ -1,7 +1,6 @@
 // CANN's tiling entry for MishGrad: a thin adapter around the pure C++ ComputeTiling
-// (common/mish_grad_tiling.h), which the CPU twin runs too. It reads the platform's UB size
-// and vector-core count and the tensor's length and dtype, and writes the plan (builds on an
-// Ascend host only).
+// (common/mish_grad_tiling.h), which the CPU twin runs too. It reads the platform's UB size,
+// vector-core count and SoC version and the tensor's length and dtype, and writes the plan.
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -31,6 +30,9 @@ ge::graphStatus TilingMishGrad(gert::TilingContext* context)
     uint64_t ubBytes = 0;  // as reported: the physical UB less what the system reserves
     platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubBytes);
     const uint32_t vectorCores = platform.GetCoreNumAiv();
+    // Select's tensor modes need an 8 KB scratch area in UB on every SoC but Ascend 950, whose
+    // count-based Select needs none (AscendC's Select page, "UB space").
+    const bool selectUsesScratch = platform.GetSocVersion() != platform_ascendc::SocVersion::ASCEND950;
 
     const uint64_t length = context->GetInputShape(kInputX)->GetStorageShape().GetShapeSize();
     const bool hasTanhx = context->GetOptionalInputShape(kInputTanhx) != nullptr;
@@ -38,7 +40,7 @@ ge::graphStatus TilingMishGrad(gert::TilingContext* context)
 
     MishGradTilingData* tiling = context->GetTilingData<MishGradTilingData>();
     if (tiling == nullptr ||
-        mishgrad::ComputeTiling(length, dtypeSize, hasTanhx, ubBytes, vectorCores, tiling) !=
+        mishgrad::ComputeTiling(length, dtypeSize, hasTanhx, ubBytes, vectorCores, selectUsesScratch, tiling) !=
             mishgrad::TilingStatus::kOk) {
         return ge::GRAPH_FAILED;
     }

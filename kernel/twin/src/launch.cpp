@@ -73,13 +73,13 @@ bool EntryFor(int32_t dtype, Entry* entry, uint32_t* size)
 }  // namespace
 
 extern "C" int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int32_t hasTanhx, uint64_t ubBytes,
-                                   uint32_t coreCount, MishGradTilingData* out)
+                                   uint32_t coreCount, int32_t selectUsesScratch, MishGradTilingData* out)
 {
     if (out == nullptr) {
         return -1;
     }
-    return static_cast<int32_t>(
-        mishgrad::ComputeTiling(totalLength, dtypeSize, hasTanhx != 0, ubBytes, coreCount, out));
+    return static_cast<int32_t>(mishgrad::ComputeTiling(totalLength, dtypeSize, hasTanhx != 0, ubBytes, coreCount,
+                                                        selectUsesScratch != 0, out));
 }
 
 namespace {
@@ -111,8 +111,10 @@ std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx
     if (!EntryFor(dtype, &launch.entry, &size)) {
         return "dtype " + std::to_string(dtype) + " has no kernel";
     }
-    const mishgrad::TilingStatus status = mishgrad::ComputeTiling(n, size, tanhx != nullptr, platform.ubReported,
-                                                                  platform.vectorCores, &launch.tiling);
+    // A platform whose Select has a scratch area starts it below the top of UB.
+    const bool selectUsesScratch = platform.selectScratchBegin != 0 && platform.selectScratchBegin < platform.ubBytes;
+    const mishgrad::TilingStatus status = mishgrad::ComputeTiling(
+        n, size, tanhx != nullptr, platform.ubReported, platform.vectorCores, selectUsesScratch, &launch.tiling);
     if (status != mishgrad::TilingStatus::kOk) {
         return "the tiling failed with status " + std::to_string(static_cast<int32_t>(status));
     }

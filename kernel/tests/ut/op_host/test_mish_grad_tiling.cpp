@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../../../common/mish_grad_tiling.h"
 #include "../../../op_kernel/mish_grad_tiling_data.h"
 #include "exe_graph/runtime/storage_shape.h"
 #include "kernel_run_context_facker.h"
@@ -31,8 +32,13 @@ struct TilingResult {
     uint64_t workspace;
 };
 
-// Runs the registered tiling of MishGrad for a tensor of `shape` (tanhx too if `tanhx`).
-TilingResult RunTiling(gert::StorageShape shape, ge::DataType dtype, bool tanhx, const char* hardware)
+// Ascend 950 as ops-nn's arch35 tiling tests describe it: UB 253,952 bytes, 64 cores.
+constexpr const char* kAscend950 = R"({"hardware_info": {"UB_SIZE": 253952, "vector_core_cnt": 64}})";
+
+// Runs the registered tiling of MishGrad for a tensor of `shape` (tanhx too if `tanhx`) on the
+// platform `hardware` describes, of SoC family `soc` (the "version" resource).
+TilingResult RunTiling(gert::StorageShape shape, ge::DataType dtype, bool tanhx, const char* hardware,
+                       const char* soc = "Ascend910B")
 {
     std::map<std::string, std::string> socInfos;
     std::map<std::string, std::string> aicoreSpec;
@@ -42,6 +48,7 @@ TilingResult RunTiling(gert::StorageShape shape, ge::DataType dtype, bool tanhx,
     platform.Init();
     platform.SetPlatformRes("SoCInfo", socInfos);
     platform.SetPlatformRes("AICoreSpec", aicoreSpec);
+    platform.SetPlatformRes("version", {{"Short_SoC_version", soc}});
     platform.SetCoreNumByCoreType("AICore");
 
     gert::StorageShape tanhxShape = shape;
@@ -132,6 +139,25 @@ TEST_F(MishGradTiling, mish_grad_large_tensor_uses_every_vector_core)
     EXPECT_EQ(r.data.blockDim, 48u);
     EXPECT_GT(r.data.bigTileNum, 1u);
     ExpectCoversExactly(r.data, n);
+}
+
+// On Atlas A2 the no-tanhx tile keeps clear of Select's 8 KB scratch area; on Ascend 950 the
+// count-based Select has none, and the whole reported UB is used.
+TEST_F(MishGradTiling, mish_grad_select_scratch_only_where_the_soc_needs_it)
+{
+    const uint64_t n = 64ull * 100000;
+    const TilingResult a2 = RunTiling({{n}, {n}}, ge::DT_FLOAT, false, kAtlasA2);
+    const TilingResult a5 = RunTiling({{n}, {n}}, ge::DT_FLOAT, false, kAscend950, "Ascend950");
+    ASSERT_EQ(a2.status, ge::GRAPH_SUCCESS);
+    ASSERT_EQ(a5.status, ge::GRAPH_SUCCESS);
+    mishgrad::UbBudget budget = mishgrad::KernelBudget(4, false, 196608, true);
+    EXPECT_EQ(budget.limitBytes, 196608u + 256u - 8192u);
+    EXPECT_LE(mishgrad::BudgetBytes(budget, a2.data.tileLength), budget.limitBytes);
+    budget = mishgrad::KernelBudget(4, false, 253952, false);
+    EXPECT_EQ(budget.limitBytes, 253952u);
+    EXPECT_LE(mishgrad::BudgetBytes(budget, a5.data.tileLength), budget.limitBytes);
+    EXPECT_GT(mishgrad::BudgetBytes(budget, a5.data.tileLength + 256), budget.limitBytes);
+    EXPECT_EQ(a5.data.blockDim, 64u);
 }
 
 TEST_F(MishGradTiling, mish_grad_platform_without_ub_fails)

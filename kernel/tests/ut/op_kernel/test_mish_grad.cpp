@@ -51,7 +51,8 @@ void RunCase(uint64_t n, bool tanhx)
     ASSERT_EQ(std::system(generate.c_str()), 0) << generate;
 
     MishGradTilingData tiling{};
-    ASSERT_EQ(mishgrad::ComputeTiling(n, sizeof(DTYPE_X), tanhx, kAtlasA2UbBytes, kAtlasA2VectorCores, &tiling),
+    ASSERT_EQ(mishgrad::ComputeTiling(n, sizeof(DTYPE_X), tanhx, kAtlasA2UbBytes, kAtlasA2VectorCores,
+                                      /*selectUsesScratch=*/true, &tiling),
               mishgrad::TilingStatus::kOk);
     const size_t bytes = n * sizeof(DTYPE_X);
     uint8_t* grad = Load("input_grad.bin", bytes);

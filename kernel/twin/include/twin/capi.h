@@ -34,7 +34,7 @@ enum MishGradTwinStatus : int32_t {
 
 // ComputeTiling of common/mish_grad_tiling.h; returns its TilingStatus.
 int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int32_t hasTanhx, uint64_t ubBytes,
-                        uint32_t coreCount, MishGradTilingData* out);
+                        uint32_t coreCount, int32_t selectUsesScratch, MishGradTilingData* out);
 
 // Runs mish_grad on tiling->blockDim virtual cores. dtype is an aclDataType value
 // (0 float, 1 float16, 27 bfloat16); tanhx may be null when tiling->hasTanhx is 0.

@@ -12,6 +12,9 @@ namespace platform_ascendc {
 
 enum class CoreMemType { L0_A, L0_B, L0_C, L1, L2, UB, HBM };
 
+// The SoC families the MishGrad tiling tells apart (CANN's enum has many more).
+enum class SocVersion { ASCEND910B, ASCEND950 };
+
 class PlatformAscendC {
 public:
     explicit PlatformAscendC(fe::PlatFormInfos* infos) : infos_(infos) {}
@@ -23,6 +26,14 @@ public:
     }
     // Vector cores: SoCInfo's vector_core_cnt.
     uint32_t GetCoreNumAiv() const { return static_cast<uint32_t>(Read("SoCInfo", "vector_core_cnt")); }
+    // The SoC: "version"'s Short_SoC_version, as ops-nn's tiling tests set it ("Ascend950");
+    // Atlas A2 when the test sets none.
+    SocVersion GetSocVersion() const
+    {
+        std::string name;
+        const bool known = infos_ != nullptr && infos_->GetPlatformRes("version", "Short_SoC_version", name);
+        return known && (name == "Ascend950" || name == "ASCEND950") ? SocVersion::ASCEND950 : SocVersion::ASCEND910B;
+    }
     // The workspace CANN's kernel library reserves for itself on the NPU; CANN's value is set
     // per chip. The twin returns 16 MiB, the system workspace many ops-nn tilings reserve
     // (cann/ops-nn e5c3fa9, activation/elu/op_host/arch35/elu_tiling_arch35.cpp line 33).
