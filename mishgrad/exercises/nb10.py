@@ -33,7 +33,7 @@ def reference_seconds(
     cycles_per_repeat: float,
 ) -> float:
     """The roofline's steady-state time of ``n`` elements, from :mod:`mishgrad.roofline`."""
-    chip = Platform("exercise", 196_608, cores)
+    chip = Platform("exercise", 196_608, cores, select_uses_scratch=True)  # an A2-like chip
     model = PipelineModel(bandwidth, cores, clock_hz, cycles_per_repeat)
     line = roofline.Roofline(chip, model)
     cost = roofline.KernelCost(dtype_size, has_tanhx, {"vector": instructions})
