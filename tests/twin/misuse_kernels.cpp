@@ -1,4 +1,5 @@
-// Kernels that break one hardware rule each, for tests/test_twin_misuse.py.
+// Kernels that break one hardware rule each, for tests/test_twin_misuse.py and notebook 06
+// (mishgrad.misuse runs them and says what an NPU shows for each).
 //
 // Each case is a few AscendC calls on one virtual core of an Atlas A2 twin. The test
 // expects the twin to stop each of them with an error that names the call; "clean" must pass.
@@ -21,7 +22,7 @@ float gOutput[kElements];
 void Clean()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, kElements * sizeof(float));
     GlobalTensor<float> in;
     in.SetGlobalBuffer(gInput, kElements);
@@ -68,7 +69,7 @@ void MisalignedUb()
 void QueueAllocFull()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     queue.AllocTensor<float>();
     queue.AllocTensor<float>();
@@ -78,7 +79,7 @@ void QueueAllocFull()
 void QueueDequeEmpty()
 {
     TPipe pipe;
-    TQue<TPosition::VECOUT, 2> queue;
+    TQue<TPosition::VECOUT, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     queue.DeQue<float>();
 }
@@ -95,11 +96,38 @@ void QueueEnqueBeyondDepth()
 void UseAfterFree()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     LocalTensor<float> local = queue.AllocTensor<float>();
     queue.FreeTensor(local);
     Adds(local, local, 1.0f, 64);
+}
+
+void UbBufferOverrun()
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buffer;
+    pipe.InitBuffer(buffer, 64 * sizeof(float));
+    LocalTensor<float> local = buffer.Get<float>();
+    Duplicate(local, 0.0f, 128);  // 128 elements into a buffer of 64
+}
+
+void FreeTwice()
+{
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> queue;
+    pipe.InitBuffer(queue, 2, 256);
+    LocalTensor<float> local = queue.AllocTensor<float>();
+    queue.FreeTensor(local);
+    queue.FreeTensor(local);
+}
+
+void DumpPastTensor()
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buffer;
+    pipe.InitBuffer(buffer, 8 * sizeof(float));
+    DumpTensor(buffer.Get<float>(), 1, 16);  // 16 elements of a tensor of 8
 }
 
 void SelectScratchOverlap()
@@ -185,6 +213,9 @@ const Case kCases[] = {
     {"queue_deque_empty", QueueDequeEmpty},
     {"queue_enque_beyond_depth", QueueEnqueBeyondDepth},
     {"use_after_free", UseAfterFree},
+    {"ub_buffer_overrun", UbBufferOverrun},
+    {"free_twice", FreeTwice},
+    {"dump_past_tensor", DumpPastTensor},
     {"select_scratch_overlap", SelectScratchOverlap},
     {"gm_read_past_end", GmReadPastEnd},
     {"gm_buffer_outside_tensor", GmBufferOutsideTensor},
