@@ -55,6 +55,14 @@ class Misuse:
 
 MISUSES: Final = (
     Misuse(
+        "ub_over_capacity",
+        "InitBuffer past the end of the UB",
+        "nothing at run time: TPipe::InitBuffer checks the size only when compiled for CANN's "
+        "CPU debug mode; on the NPU the buffers lie past the UB's end",
+        permalink(ASC_DEVKIT, "impl/basic_api/kernel_tpipe_impl.h", (295, 298)),
+        True,
+    ),
+    Misuse(
         "misaligned_ub",
         "a UB operand not on a 32-byte boundary",
         "vector core exception: EZ9999 'there is an aivec error exception … error code = "
@@ -68,7 +76,9 @@ MISUSES: Final = (
         "partial_block_datacopy",
         "DataCopy of 7 floats (28 bytes, not whole 32-byte blocks)",
         "nothing: the length is silently rounded down to whole 32-byte blocks",
-        permalink(ASC_DEVKIT, _API + "Memory矢量计算/数据搬运/DataCopy（GM与UB连续数据搬运）.md", 79),
+        permalink(
+            ASC_DEVKIT, _API + "Memory矢量计算/数据搬运/DataCopy（GM与UB连续数据搬运）.md", 79
+        ),
         True,
     ),
     Misuse(
@@ -177,4 +187,3 @@ def run(case: str) -> tuple[int, str]:
     if status < 0:
         raise KeyError(f"no misuse program named {case!r}")
     return status, message.value.decode()
-

@@ -99,7 +99,10 @@ def test_dump_tensor_of_a_global_tensor(debug):
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
-        ("dump_global_past_end", "DumpTensor: accesses 32 bytes but only 16 remain in the GlobalTensor"),
+        (
+            "dump_global_past_end",
+            "DumpTensor: accesses 32 bytes but only 16 remain in the GlobalTensor",
+        ),
         ("dump_over_limit", "DumpTensor: dump_size 8192 is 32768 bytes, more than the 30720"),
         ("count_mismatch", "printf: the format has 2 conversions but 1 arguments were passed"),
         ("unknown_conversion", "printf: conversion '%q' is not one AscendC documents"),
@@ -118,7 +121,9 @@ def test_a_failed_core_keeps_what_it_printed(debug):
     status, log, message = run(debug, "print_then_fail", cores=3, threads=3)
     assert status == 1
     assert message.startswith("GlobalTensor::SetGlobalBuffer") and message.endswith("(core 1)")
-    assert log.splitlines() == [f"[AIV Block {i}/3] before the failure on core {i}" for i in range(3)]
+    assert log.splitlines() == [
+        f"[AIV Block {i}/3] before the failure on core {i}" for i in range(3)
+    ]
 
 
 def test_kernel_log_from_a_scratch_copy(tmp_path):
@@ -131,7 +136,8 @@ def test_kernel_log_from_a_scratch_copy(tmp_path):
     header.write_text(
         text.replace(
             anchor,
-            '        AscendC::printf("slice %d\\n", static_cast<int32_t>(GetBlockIdx()));\n' + anchor,
+            '        AscendC::printf("slice %d\\n", static_cast<int32_t>(GetBlockIdx()));\n'
+            + anchor,
             1,
         )
     )

@@ -7,7 +7,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, misuse as misuse_programs
+from mishgrad import dtypes
+from mishgrad import misuse as misuse_programs
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,9 @@ from mishgrad.exercises import nb06
 
 
 def period(copy_in: int, compute: int, copy_out: int, buffers: int) -> float:
-    return max(copy_in, compute, copy_out, (copy_in + compute) / buffers, (compute + copy_out) / buffers)
+    return max(
+        copy_in, compute, copy_out, (copy_in + compute) / buffers, (compute + copy_out) / buffers
+    )
 
 
 def period_of_the_busiest_engine(copy_in: int, compute: int, copy_out: int, buffers: int) -> float:
@@ -38,7 +40,13 @@ def decode(text: str) -> tuple:
     header, body = text.strip().split("\n")
     fields = dict(part.split("=") for part in header.removeprefix("DumpTensor: ").split(", "))
     values = np.array([float(v) for v in body.strip("[]").split(",")])
-    return int(fields["desc"]), int(fields["addr"], 16), fields["data_type"], fields["position"], values
+    return (
+        int(fields["desc"]),
+        int(fields["addr"], 16),
+        fields["data_type"],
+        fields["position"],
+        values,
+    )
 
 
 def decode_addr_as_decimal(text: str) -> tuple:
