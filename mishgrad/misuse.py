@@ -27,6 +27,7 @@ SOURCE: Final = twin.KERNEL_DIR.parent / "tests" / "twin" / "misuse_kernels.cpp"
 #: cann/runtime: the runtime's public headers, with the aclError codes.
 RUNTIME: Final = ("https://gitcode.com/cann/runtime", "681ef7610df13c8128982901142a2c869ddbb53e")
 
+#: Folders of asc-devkit's documentation (the API reference, the debugging guide).
 _API = "docs/zh/api/SIMD-API/基础API/"
 _NPU_DEBUG = "docs/zh/guide/编程指南/调试调优/功能调试/NPU域上板调试.md"
 #: An AI Core / vector core exception: what the console, the plog and the status code show.
@@ -51,6 +52,11 @@ class Misuse:
     npu: str  # what the NPU shows: a status code and log line, or silent damage
     source: str  # the public page or lines that say so
     twin_only: bool  # True: the NPU does not stop at this call
+
+    @property
+    def source_link(self) -> str:
+        """The source as a Markdown link, for a table cell."""
+        return f"[source]({self.source})"
 
 
 MISUSES: Final = (

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from lab_server import TOKEN, running_lab, wait_for
 ROOT = Path(__file__).resolve().parents[1]
 _CENSUS = importlib.util.spec_from_file_location("cell_census", ROOT / "tools" / "cell_census.py")
 cell_census = importlib.util.module_from_spec(_CENSUS)
+sys.modules["cell_census"] = cell_census  # its dataclasses look their module up there
 _CENSUS.loader.exec_module(cell_census)
 
 
