@@ -24,9 +24,6 @@ from .citations import ASC_DEVKIT, permalink
 #: The misuse programs (C++ against the twin's AscendC headers).
 SOURCE: Final = twin.KERNEL_DIR.parent / "tests" / "twin" / "misuse_kernels.cpp"
 
-#: cann/runtime: the runtime's public headers, with the aclError codes.
-RUNTIME: Final = ("https://gitcode.com/cann/runtime", "681ef7610df13c8128982901142a2c869ddbb53e")
-
 #: Folders of asc-devkit's documentation (the API reference, the debugging guide).
 _API = "docs/zh/api/SIMD-API/基础API/"
 _NPU_DEBUG = "docs/zh/guide/编程指南/调试调优/功能调试/NPU域上板调试.md"
@@ -34,10 +31,6 @@ _NPU_DEBUG = "docs/zh/guide/编程指南/调试调优/功能调试/NPU域上板�
 AIVEC_ERROR: Final = (
     "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/"
     "troubleshooting/troubleshooting_0003.html"
-)
-#: ACL_ERROR_RT_VECTOR_CORE_EXCEPTION = 507035 (rt_error_codes.h).
-VECTOR_CORE_EXCEPTION: Final = permalink(
-    RUNTIME, "include/external/acl/error_codes/rt_error_codes.h", 127
 )
 #: msSanitizer's checks (memory, race, uninitialised, synchronisation) on the NPU.
 MSSANITIZER: Final = permalink(ASC_DEVKIT, _NPU_DEBUG, (53, 83))
@@ -120,8 +113,9 @@ MISUSES: Final = (
     Misuse(
         "queue_deque_empty",
         "DeQue from a queue nothing was enqueued to",
-        "no documented message: the stage waits for a flag nobody sets (a hang until the "
-        "stream times out) or runs on stale data; msSanitizer's synchronisation check",
+        "no documented error; our reading: the DeQue waits for a synchronisation event no "
+        "EnQue set (a hang) or proceeds on stale data; msSanitizer's synchronisation check "
+        "looks for unpaired synchronisation",
         MSSANITIZER,
         True,
     ),
@@ -135,16 +129,16 @@ MISUSES: Final = (
     Misuse(
         "free_twice",
         "FreeTensor twice on one buffer",
-        "no documented message: the buffer's synchronisation events get out of step "
-        "(stale data or a hang); msSanitizer reports illegal frees",
+        "no documented error; our reading: the buffer's synchronisation events get out of "
+        "step, then stale data or a hang; msSanitizer's race and synchronisation checks",
         MSSANITIZER,
         True,
     ),
     Misuse(
         "use_after_free",
         "a vector instruction on a buffer after FreeTensor",
-        "nothing: the buffer's bytes are read or written while the next tile reuses it "
-        "(stale data, silently); msSanitizer's race check",
+        "nothing at the call; our reading: the bytes belong to whichever tile reuses the "
+        "buffer (stale data, silently); msSanitizer's race check",
         MSSANITIZER,
         True,
     ),
