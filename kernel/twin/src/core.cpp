@@ -126,8 +126,8 @@ std::string FormatOne(const Conversion& conversion, const PrintArgument& argumen
         }
         std::snprintf(buffer, sizeof(buffer), (conversion.spec + letter).c_str(), argument.floatValue);
     } else if (letter == 's') {
-        if (argument.kind != Kind::kString) {
-            mismatch("it prints a string");
+        if (argument.kind != Kind::kString || argument.text == nullptr) {
+            mismatch("it prints a string, not a null pointer");
         }
         std::snprintf(buffer, sizeof(buffer), (conversion.spec + 's').c_str(), argument.text);
     } else if (letter == 'p') {
