@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
 import numpy as np
 
@@ -22,13 +23,8 @@ def period_of_the_busiest_engine(copy_in: int, compute: int, copy_out: int, buff
 
 
 def needed_depth(ops: str) -> int | None:
-    queued, most = 0, 0
-    for op in ops:
-        queued += 1 if op == "E" else -1
-        if queued < 0:
-            return None
-        most = max(most, queued)
-    return most
+    waiting = list(accumulate(1 if op == "E" else -1 for op in ops))
+    return None if min(waiting) < 0 else max(0, *waiting)
 
 
 def count_of_enqueues(ops: str) -> int | None:
