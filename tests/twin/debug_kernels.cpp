@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "cases.h"
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -104,12 +105,7 @@ void PrintThenFail()
     }
 }
 
-struct Case {
-    const char* name;
-    void (*kernel)();
-};
-
-const Case kCases[] = {
+const twin_cases::Case kCases[] = {
     {"formats", Formats},
     {"pointer", Pointer},
     {"per_core", PerCore},
@@ -124,16 +120,6 @@ const Case kCases[] = {
     {"print_then_fail", PrintThenFail},
 };
 
-void RunCase(void* kernel) { reinterpret_cast<void (*)()>(kernel)(); }
-
-void Copy(const std::string& text, char* destination, uint64_t capacity)
-{
-    if (capacity > 0) {
-        std::strncpy(destination, text.c_str(), capacity - 1);
-        destination[capacity - 1] = '\0';
-    }
-}
-
 }  // namespace
 
 // Runs the named case on blockDim cores with hostThreads threads. Returns 0 if it ran clean,
@@ -144,18 +130,12 @@ extern "C" int32_t debug_run(const char* name, uint32_t blockDim, uint32_t hostT
     for (uint32_t i = 0; i < kElements; ++i) {
         gInput[i] = static_cast<float>(i);
     }
-    for (const Case& c : kCases) {
-        if (std::strcmp(c.name, name) == 0) {
-            const std::vector<twin::GmRegion> regions = {
-                {reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"}};
-            std::string text;
-            const std::string error = twin::RunOnCores(RunCase, reinterpret_cast<void*>(c.kernel), blockDim,
-                                                       hostThreads, twin::Platform{kUb, kScratch}, regions, false,
-                                                       nullptr, &text);
-            Copy(text, log, logCapacity);
-            Copy(error, message, messageCapacity);
-            return error.empty() ? 0 : 1;
-        }
+    const std::vector<twin::GmRegion> regions = {{reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"}};
+    std::string error;
+    std::string text;
+    if (!twin_cases::Run(kCases, name, blockDim, hostThreads, twin::Platform{kUb, kScratch}, regions, &error, &text)) {
+        return -1;
     }
-    return -1;
+    twin_cases::Report(text, log, logCapacity);
+    return twin_cases::Report(error, message, messageCapacity);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "cases.h"
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -198,12 +199,9 @@ void PaddedRows()
     DataCopy(out, local, kElements);
 }
 
-struct Case {
-    const char* name;
-    void (*kernel)();
-};
+using twin_cases::Report;
 
-const Case kCases[] = {
+const twin_cases::Case kCases[] = {
     {"clean", Clean},
     {"padded_rows", PaddedRows},
     {"ub_over_capacity", UbOverCapacity},
@@ -223,33 +221,19 @@ const Case kCases[] = {
     {"cast_odd_to_bfloat16", CastOddToBfloat16},
 };
 
-void RunCase(void* kernel) { reinterpret_cast<void (*)()>(kernel)(); }
-
-int32_t Report(const std::string& text, char* message, uint64_t capacity)
-{
-    if (capacity > 0) {
-        std::strncpy(message, text.c_str(), capacity - 1);
-        message[capacity - 1] = '\0';
-    }
-    return text.empty() ? 0 : 1;
-}
-
 }  // namespace
 
 // Runs the named case on one core; 0 if it passed, 1 with the twin's message, -1 if unknown.
 extern "C" int32_t misuse_run(const char* name, char* message, uint64_t capacity)
 {
-    for (const Case& c : kCases) {
-        if (std::strcmp(c.name, name) == 0) {
-            const std::vector<twin::GmRegion> regions = {
-                {reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"},
-                {reinterpret_cast<const uint8_t*>(gOutput), sizeof(gOutput), "output"}};
-            const std::string error = twin::RunOnCores(RunCase, reinterpret_cast<void*>(c.kernel), 1, 1,
-                                                       twin::Platform{kUb, kScratch}, regions, false, nullptr);
-            return Report(error, message, capacity);
-        }
+    const std::vector<twin::GmRegion> regions = {
+        {reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"},
+        {reinterpret_cast<const uint8_t*>(gOutput), sizeof(gOutput), "output"}};
+    std::string error;
+    if (!twin_cases::Run(kCases, name, 1, 1, twin::Platform{kUb, kScratch}, regions, &error)) {
+        return -1;
     }
-    return -1;
+    return Report(error, message, capacity);
 }
 
 // Sets the global-memory input to 0, 1, 2, ... and returns the output after a case ran.
