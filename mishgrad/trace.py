@@ -4,7 +4,7 @@
 record per AscendC call: the core, its program order (``sequence``), the call's name
 (``op``), element ``count``, ``bytes``, UB byte offsets (``dst``, ``src0``, ``src1``, -1
 where not applicable) and, for copies, the byte offset into the host tensor
-(``gm_offset``). This module turns those records into what notebook 04 shows:
+(``gm_offset``). This module turns those records into what notebooks 05 and 06 show:
 
 - the calls of one tile of one core, labelled with the pipeline stage they belong to
   (:func:`tile_rows`);
@@ -610,19 +610,24 @@ def stage_cycles(work: TileWork, model: PipelineModel) -> dict[str, float]:
     }
 
 
-def schedule(work: Sequence[TileWork], model: PipelineModel, depth: int = 2) -> list[Span]:
+def schedule(work: Sequence[TileWork], model: PipelineModel, buffers: int = 2) -> list[Span]:
     """Schedule CopyIn, Compute and CopyOut of every tile on their engines.
 
-    Each engine does one thing at a time, in tile order. With ``depth`` buffers per queue
-    (2: double buffering) tile i uses buffer ``i % depth``, so
+    Each engine does one thing at a time, in tile order. With ``buffers`` buffers per queue
+    (``TPipe::InitBuffer(queue, buffers, ...)``; 2 is double buffering) tile i uses buffer
+    ``i % buffers``, so
 
-    - CopyIn(i) waits for CopyIn(i-1) and for Compute(i-depth) to free its input buffer;
-    - Compute(i) waits for CopyIn(i), Compute(i-1), and CopyOut(i-depth) to free its
+    - CopyIn(i) waits for CopyIn(i-1) and for Compute(i-buffers) to free its input buffer;
+    - Compute(i) waits for CopyIn(i), Compute(i-1), and CopyOut(i-buffers) to free its
       output buffer;
     - CopyOut(i) waits for Compute(i) and CopyOut(i-1).
+
+    The queues' *depth* (how many EnQue may precede a DeQue) adds no constraint: in the
+    kernel's program order every EnQue of a tile is followed by that tile's DeQue before
+    the next tile's EnQue, so depth 1 is always enough.
     """
-    if depth < 1:
-        raise ValueError("depth must be at least 1")
+    if buffers < 1:
+        raise ValueError("buffers must be at least 1")
     spans: list[Span] = []
     ends: dict[tuple[str, int], float] = {}
 
@@ -633,8 +638,8 @@ def schedule(work: Sequence[TileWork], model: PipelineModel, depth: int = 2) -> 
         i = item.tile
         cycles = stage_cycles(item, model)
         ready = {
-            "CopyIn": max(end("CopyIn", i - 1), end("Compute", i - depth)),
-            "Compute": max(end("Compute", i - 1), end("CopyOut", i - depth)),
+            "CopyIn": max(end("CopyIn", i - 1), end("Compute", i - buffers)),
+            "Compute": max(end("Compute", i - 1), end("CopyOut", i - buffers)),
             "CopyOut": end("CopyOut", i - 1),
         }
         previous = 0.0
@@ -672,7 +677,7 @@ BUFFER_COLORS: Final = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 def gantt(
     spans: Sequence[Span],
     *,
-    depth: int = 2,
+    buffers: int = 2,
     ax: Axes | None = None,
     title: str = "",
     clock_hz: float | None = None,
@@ -683,8 +688,8 @@ def gantt(
     ----------
     spans
         From :func:`schedule`.
-    depth
-        Buffers per queue (bars of tile i use colour ``i % depth``).
+    buffers
+        Buffers per queue (bars of tile i use colour ``i % buffers``).
     ax
         Draw into this axes; default: a new figure.
     title
@@ -708,7 +713,7 @@ def gantt(
             width,
             left=span.start * scale,
             height=0.6,
-            color=BUFFER_COLORS[span.tile % depth % len(BUFFER_COLORS)],
+            color=BUFFER_COLORS[span.tile % buffers % len(BUFFER_COLORS)],
             edgecolor="black",
             linewidth=0.6,
         )
@@ -718,7 +723,7 @@ def gantt(
     ax.set_yticks(range(len(lanes)), [f"{e} ({s})" for s, e in ENGINES.items()][::-1])
     ax.set_xlabel("model time (µs)" if clock_hz else "model cycles")
     ax.grid(axis="y", visible=False)
-    handles = [Patch(color=BUFFER_COLORS[b], label=f"buffer {b}") for b in range(min(depth, 4))]
+    handles = [Patch(color=BUFFER_COLORS[b], label=f"buffer {b}") for b in range(min(buffers, 4))]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.set_title(title)
     return figure

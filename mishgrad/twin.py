@@ -72,7 +72,14 @@ class TwinBuildError(RuntimeError):
 
 
 class KernelError(RuntimeError):
-    """The kernel broke a rule of the hardware on the twin; the message names the call."""
+    """The kernel broke a rule of the hardware on the twin; the message names the call.
+
+    ``log`` holds what the kernel's ``printf`` and ``DumpTensor`` wrote before it stopped.
+    """
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
 
 
 def _sources_root(root: Path) -> Path:
@@ -333,6 +340,7 @@ def _load(path: Path) -> ctypes.CDLL:
     library.mishgrad_twin_div.argtypes = [floats, floats, floats, c.c_uint64, c.c_uint32]
     library.mishgrad_twin_div.restype = c.c_int32
     library.mishgrad_twin_last_error.restype = c.c_char_p
+    library.mishgrad_twin_log.restype = c.c_char_p
     library.mishgrad_twin_trace_size.restype = c.c_uint64
     library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
     library.mishgrad_twin_trace_copy.restype = c.c_uint64
@@ -420,11 +428,16 @@ def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) 
 
 @dataclass(frozen=True)
 class KernelRun:
-    """One launch on the twin: the output, the plan it ran with, and its trace."""
+    """One launch on the twin: the output, the plan, the trace, and the debug log.
+
+    ``log`` is what the kernel's ``AscendC::printf`` and ``DumpTensor`` wrote, in the NPU's
+    format, core 0 first (each core's lines in program order, whatever the host threads did).
+    """
 
     out: np.ndarray
     plan: tiling.TilingPlan
     trace: np.ndarray  # TRACE_DTYPE records; empty unless trace=True
+    log: str = ""
 
 
 def _trace(lib: ctypes.CDLL) -> np.ndarray:
@@ -554,9 +567,11 @@ def run_kernel(
         ctypes.byref(TilingData.from_plan(plan)),
         ctypes.byref(config),
     )
+    log = lib.mishgrad_twin_log().decode()
     if status != 0:
-        raise KernelError(lib.mishgrad_twin_last_error().decode())
-    return KernelRun(out.reshape(x.shape), plan, _trace(lib) if trace else np.empty(0, TRACE_DTYPE))
+        raise KernelError(lib.mishgrad_twin_last_error().decode(), log)
+    events = _trace(lib) if trace else np.empty(0, TRACE_DTYPE)
+    return KernelRun(out.reshape(x.shape), plan, events, log)
 
 
 def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:

@@ -312,19 +312,19 @@ def _uniform(tiles: int, cycles: float = 100.0) -> tuple[list[trace.TileWork], t
 def test_schedule_of_equal_stages():
     work, model = _uniform(5)
     # Double buffering: a perfect pipeline, (tiles + 2) stage times.
-    assert trace.makespan(trace.schedule(work, model, depth=2)) == pytest.approx(700.0)
+    assert trace.makespan(trace.schedule(work, model, buffers=2)) == pytest.approx(700.0)
     # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
-    assert trace.makespan(trace.schedule(work, model, depth=1)) == pytest.approx(1100.0)
+    assert trace.makespan(trace.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
     assert trace.serial_cycles(work, model) == pytest.approx(1500.0)
     with pytest.raises(ValueError):
-        trace.schedule(work, model, depth=0)
+        trace.schedule(work, model, buffers=0)
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3])
-def test_schedule_respects_every_dependency(run32, depth):
+@pytest.mark.parametrize("buffers", [1, 2, 3])
+def test_schedule_respects_every_dependency(run32, buffers):
     model = trace.PipelineModel(copy_latency_cycles=50.0)
     work = trace.tile_work(run32.trace, 0)
-    spans = trace.schedule(work, model, depth=depth)
+    spans = trace.schedule(work, model, buffers=buffers)
     at = {(s.stage, s.tile): s for s in spans}
     for engine in trace.ENGINES.values():
         mine = sorted((s for s in spans if s.engine == engine), key=lambda s: s.start)
@@ -333,9 +333,9 @@ def test_schedule_respects_every_dependency(run32, depth):
         i = item.tile
         assert at["Compute", i].start >= at["CopyIn", i].end
         assert at["CopyOut", i].start >= at["Compute", i].end
-        if i >= depth:
-            assert at["CopyIn", i].start >= at["Compute", i - depth].end
-            assert at["Compute", i].start >= at["CopyOut", i - depth].end
+        if i >= buffers:
+            assert at["CopyIn", i].start >= at["Compute", i - buffers].end
+            assert at["Compute", i].start >= at["CopyOut", i - buffers].end
     busy = trace.busy_cycles(spans)
     assert trace.makespan(spans) >= max(busy.values()) - 1e-9
     assert trace.makespan(spans) <= trace.serial_cycles(work, model) + 1e-9
@@ -349,8 +349,8 @@ def test_double_buffering_never_hurts(runs):
     model = trace.PipelineModel()
     for run in runs.values():
         work = trace.tile_work(run.trace, 0)
-        one = trace.makespan(trace.schedule(work, model, depth=1))
-        two = trace.makespan(trace.schedule(work, model, depth=2))
+        one = trace.makespan(trace.schedule(work, model, buffers=1))
+        two = trace.makespan(trace.schedule(work, model, buffers=2))
         assert two <= one <= trace.serial_cycles(work, model) + 1e-9
 
 
@@ -368,7 +368,7 @@ def test_gantt():
         "MTE2 (CopyIn)",
     ]
     _, ax2 = plt.subplots()
-    assert trace.gantt(spans, depth=1, ax=ax2) is ax2.get_figure()
+    assert trace.gantt(spans, buffers=1, ax=ax2) is ax2.get_figure()
     assert ax2.get_xlabel() == "model cycles"
 
 

@@ -1,22 +1,19 @@
-"""Each fidelity rule of the twin (DESIGN §5), provoked by a kernel that breaks it."""
+"""Each fidelity rule of the twin, provoked by a kernel that breaks it (mishgrad.misuse)."""
 
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, twin
-
-SOURCE = Path(__file__).parent / "twin" / "misuse_kernels.cpp"
+from mishgrad import dtypes
+from mishgrad import misuse as misuse_programs
 
 
 @pytest.fixture(scope="module")
 def misuse() -> ctypes.CDLL:
-    library = twin.build_extra("mishgrad_misuse", [SOURCE])
-    library.misuse_run.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
+    library = misuse_programs.library()
     library.misuse_outside_launch.argtypes = [ctypes.c_char_p, ctypes.c_uint64]
     library.twin_cast.argtypes = [
         ctypes.c_void_p,
@@ -30,14 +27,8 @@ def misuse() -> ctypes.CDLL:
     return library
 
 
-def run_case(library: ctypes.CDLL, name: str) -> tuple[int, str]:
-    message = ctypes.create_string_buffer(1024)
-    status = library.misuse_run(name.encode(), message, len(message))
-    return status, message.value.decode()
-
-
-def test_a_clean_kernel_passes(misuse):
-    assert run_case(misuse, "clean") == (0, "")
+def test_a_clean_kernel_passes():
+    assert misuse_programs.run("clean") == (0, "")
 
 
 @pytest.mark.parametrize(
@@ -49,10 +40,23 @@ def test_a_clean_kernel_passes(misuse):
         ),
         ("partial_block_datacopy", "DataCopy: 7 elements are 28 bytes, not whole 32-byte blocks"),
         ("misaligned_ub", "DataCopy: dst starts at UB offset 12, not a multiple of 32 bytes"),
-        ("queue_alloc_full", "TQue::AllocTensor: all 2 buffers of the queue are in use"),
-        ("queue_deque_empty", "TQue::DeQue: the queue is empty"),
-        ("queue_enque_beyond_depth", "TQue::EnQue: the queue already holds its depth of 1"),
+        (
+            "queue_alloc_full",
+            "TQue::AllocTensor: all 2 buffers of the VECIN queue at UB offset 0 are in use",
+        ),
+        ("queue_deque_empty", "TQue::DeQue: the VECOUT queue at UB offset 0 is empty"),
+        (
+            "queue_enque_beyond_depth",
+            "TQue::EnQue: the VECIN queue at UB offset 0 already holds its depth of 1 enqueued "
+            "tensor(s): EnQue 2 times without a DeQue needs depth 2",
+        ),
         ("use_after_free", "Adds: dst is a queue buffer used after FreeTensor"),
+        (
+            "free_twice",
+            "TQue::FreeTensor: buffer 0 of the VECIN queue at UB offset 0 is already free",
+        ),
+        ("ub_buffer_overrun", "Duplicate: dst holds 256 bytes but the call uses 512"),
+        ("dump_past_tensor", "DumpTensor: tensor holds 32 bytes but the call uses 64"),
         ("select_scratch_overlap", "Select: tensor modes use UB [188416, 196608) as scratch"),
         ("gm_read_past_end", "DataCopy: accesses 64 bytes but only 32 remain in the GlobalTensor"),
         (
@@ -63,8 +67,8 @@ def test_a_clean_kernel_passes(misuse):
         ("cast_odd_to_bfloat16", "Cast: CAST_ODD is defined for float -> half only"),
     ],
 )
-def test_each_violation_is_an_error_naming_the_call(misuse, case, expected):
-    status, message = run_case(misuse, case)
+def test_each_violation_is_an_error_naming_the_call(case, expected):
+    status, message = misuse_programs.run(case)
     assert status == 1
     assert message.startswith(expected), message
     assert message.endswith("(core 0)")
@@ -72,7 +76,7 @@ def test_each_violation_is_an_error_naming_the_call(misuse, case, expected):
 
 def test_data_copy_pad_follows_its_parameters(misuse):
     misuse.misuse_input_ramp()
-    assert run_case(misuse, "padded_rows") == (0, "")
+    assert misuse_programs.run("padded_rows") == (0, "")
     out = np.empty(64, np.float32)
     misuse.misuse_output(out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
     # Row 0: pad, GM 0..4, pad, pad; row 1 (the next 32-byte row): pad, GM 6..10, pad, pad.
@@ -80,8 +84,16 @@ def test_data_copy_pad_follows_its_parameters(misuse):
     assert np.all(out[16:] == -1)
 
 
+def test_every_misuse_of_the_table_is_stopped_by_the_twin():
+    for entry in misuse_programs.MISUSES:
+        status, message = misuse_programs.run(entry.case)
+        assert status == 1 and message.endswith("(core 0)"), (entry.case, message)
+        assert entry.source.startswith("https://"), entry
+
+
 def test_unknown_case_and_calls_outside_a_launch(misuse):
-    assert run_case(misuse, "no such case")[0] == -1
+    with pytest.raises(KeyError):
+        misuse_programs.run("no such case")
     message = ctypes.create_string_buffer(256)
     assert misuse.misuse_outside_launch(message, len(message)) == 1
     assert message.value == b"AscendC API called outside a kernel launch"

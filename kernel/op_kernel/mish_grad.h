@@ -32,7 +32,11 @@ namespace mishgrad {
 
 using namespace AscendC;
 
-constexpr int32_t kQueueDepth = 2;            // double buffering
+// A queue's depth is how many EnQue may precede a DeQue (each stage here enqueues one tile and
+// the next stage dequeues it: 1, AscendC's recommendation); double buffering is the number
+// of buffers InitBuffer gives each queue (asc-devkit TQue/TQue简介.md, TPipe/InitBuffer.md).
+constexpr int32_t kQueueDepth = 1;
+constexpr uint8_t kBuffersPerQueue = 2;       // double buffering
 constexpr uint32_t kFloatsPerRepeat = 64;     // 256 bytes of float32
 constexpr uint32_t kBytesPerBlock = 32;
 constexpr float kFloatMax = 3.40282347e+38f;  // the largest finite float32
@@ -86,13 +90,13 @@ public:
         // common/mish_grad_tiling.h; the tiling chose tileLength_ so that they fit.
         const uint32_t ioBytes = tileLength_ * sizeof(T);
         const uint32_t floatBytes = tileLength_ * sizeof(float);
-        pipe_.InitBuffer(gradQueue_, kQueueDepth, ioBytes);
-        pipe_.InitBuffer(xQueue_, kQueueDepth, ioBytes);
+        pipe_.InitBuffer(gradQueue_, kBuffersPerQueue, ioBytes);
+        pipe_.InitBuffer(xQueue_, kBuffersPerQueue, ioBytes);
         if (hasTanhx_) {
             tanhxGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(tanhx) + start, length);
-            pipe_.InitBuffer(tanhxQueue_, kQueueDepth, ioBytes);
+            pipe_.InitBuffer(tanhxQueue_, kBuffersPerQueue, ioBytes);
         }
-        pipe_.InitBuffer(xGradQueue_, kQueueDepth, ioBytes);
+        pipe_.InitBuffer(xGradQueue_, kBuffersPerQueue, ioBytes);
         if constexpr (kWidened) {
             pipe_.InitBuffer(xFloat_, floatBytes);
             pipe_.InitBuffer(resultFloat_, floatBytes);

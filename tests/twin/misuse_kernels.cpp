@@ -1,4 +1,5 @@
-// Kernels that break one hardware rule each, for tests/test_twin_misuse.py.
+// Kernels that break one hardware rule each, for tests/test_twin_misuse.py and notebook 06
+// (mishgrad.misuse runs them and says what an NPU shows for each).
 //
 // Each case is a few AscendC calls on one virtual core of an Atlas A2 twin. The test
 // expects the twin to stop each of them with an error that names the call; "clean" must pass.
@@ -6,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "cases.h"
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -21,7 +23,7 @@ float gOutput[kElements];
 void Clean()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, kElements * sizeof(float));
     GlobalTensor<float> in;
     in.SetGlobalBuffer(gInput, kElements);
@@ -68,7 +70,7 @@ void MisalignedUb()
 void QueueAllocFull()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     queue.AllocTensor<float>();
     queue.AllocTensor<float>();
@@ -78,7 +80,7 @@ void QueueAllocFull()
 void QueueDequeEmpty()
 {
     TPipe pipe;
-    TQue<TPosition::VECOUT, 2> queue;
+    TQue<TPosition::VECOUT, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     queue.DeQue<float>();
 }
@@ -95,11 +97,38 @@ void QueueEnqueBeyondDepth()
 void UseAfterFree()
 {
     TPipe pipe;
-    TQue<TPosition::VECIN, 2> queue;
+    TQue<TPosition::VECIN, 1> queue;
     pipe.InitBuffer(queue, 2, 256);
     LocalTensor<float> local = queue.AllocTensor<float>();
     queue.FreeTensor(local);
     Adds(local, local, 1.0f, 64);
+}
+
+void UbBufferOverrun()
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buffer;
+    pipe.InitBuffer(buffer, 64 * sizeof(float));
+    LocalTensor<float> local = buffer.Get<float>();
+    Duplicate(local, 0.0f, 128);  // 128 elements into a buffer of 64
+}
+
+void FreeTwice()
+{
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> queue;
+    pipe.InitBuffer(queue, 2, 256);
+    LocalTensor<float> local = queue.AllocTensor<float>();
+    queue.FreeTensor(local);
+    queue.FreeTensor(local);
+}
+
+void DumpPastTensor()
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buffer;
+    pipe.InitBuffer(buffer, 8 * sizeof(float));
+    DumpTensor(buffer.Get<float>(), 1, 16);  // 16 elements of a tensor of 8
 }
 
 void SelectScratchOverlap()
@@ -170,12 +199,9 @@ void PaddedRows()
     DataCopy(out, local, kElements);
 }
 
-struct Case {
-    const char* name;
-    void (*kernel)();
-};
+using twin_cases::Report;
 
-const Case kCases[] = {
+const twin_cases::Case kCases[] = {
     {"clean", Clean},
     {"padded_rows", PaddedRows},
     {"ub_over_capacity", UbOverCapacity},
@@ -185,6 +211,9 @@ const Case kCases[] = {
     {"queue_deque_empty", QueueDequeEmpty},
     {"queue_enque_beyond_depth", QueueEnqueBeyondDepth},
     {"use_after_free", UseAfterFree},
+    {"ub_buffer_overrun", UbBufferOverrun},
+    {"free_twice", FreeTwice},
+    {"dump_past_tensor", DumpPastTensor},
     {"select_scratch_overlap", SelectScratchOverlap},
     {"gm_read_past_end", GmReadPastEnd},
     {"gm_buffer_outside_tensor", GmBufferOutsideTensor},
@@ -192,33 +221,19 @@ const Case kCases[] = {
     {"cast_odd_to_bfloat16", CastOddToBfloat16},
 };
 
-void RunCase(void* kernel) { reinterpret_cast<void (*)()>(kernel)(); }
-
-int32_t Report(const std::string& text, char* message, uint64_t capacity)
-{
-    if (capacity > 0) {
-        std::strncpy(message, text.c_str(), capacity - 1);
-        message[capacity - 1] = '\0';
-    }
-    return text.empty() ? 0 : 1;
-}
-
 }  // namespace
 
 // Runs the named case on one core; 0 if it passed, 1 with the twin's message, -1 if unknown.
 extern "C" int32_t misuse_run(const char* name, char* message, uint64_t capacity)
 {
-    for (const Case& c : kCases) {
-        if (std::strcmp(c.name, name) == 0) {
-            const std::vector<twin::GmRegion> regions = {
-                {reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"},
-                {reinterpret_cast<const uint8_t*>(gOutput), sizeof(gOutput), "output"}};
-            const std::string error = twin::RunOnCores(RunCase, reinterpret_cast<void*>(c.kernel), 1, 1,
-                                                       twin::Platform{kUb, kScratch}, regions, false, nullptr);
-            return Report(error, message, capacity);
-        }
+    const std::vector<twin::GmRegion> regions = {
+        {reinterpret_cast<const uint8_t*>(gInput), sizeof(gInput), "input"},
+        {reinterpret_cast<const uint8_t*>(gOutput), sizeof(gOutput), "output"}};
+    std::string error;
+    if (!twin_cases::Run(kCases, name, 1, 1, twin::Platform{kUb, kScratch}, regions, &error)) {
+        return -1;
     }
-    return -1;
+    return Report(error, message, capacity);
 }
 
 // Sets the global-memory input to 0, 1, 2, ... and returns the output after a case ran.

@@ -3,16 +3,21 @@
 //
 // On an Ascend host `#include "kernel_operator.h"` finds CANN's header; here it finds this
 // one, and op_kernel/ compiles unchanged with g++. Where the hardware would silently
-// misbehave, the twin stops with an error that names the call (see twin/core.h):
+// misbehave, the twin stops with an error that names the call (see twin/core.h). Except for a
+// misaligned UB operand, which the NPU also stops at, these checks are twin-only: the NPU runs
+// on (mishgrad.misuse lists what it shows instead):
 //   - UB is a byte array of the platform's size; a TPipe::InitBuffer past it fails;
 //   - UB tensors start on 32-byte boundaries; DataCopy moves whole 32-byte blocks;
 //   - DataCopyPad follows its parameter structs (lengths in bytes, padding in elements);
 //   - every global-memory access stays inside the tensor the host passed;
-//   - queues enforce their buffer count and depth, and a buffer is not used after FreeTensor;
+//   - queues enforce their buffer count and their depth (how many EnQue may precede a DeQue),
+//     and a buffer is not used after FreeTensor;
 //   - CompareScalar needs whole 256-byte repeats; Select's tensor modes need their scratch
 //     area free;
-//   - Cast implements every RoundMode.
-// Known differences from the hardware (documented in notebook 04): under the default `ieee`
+//   - Cast implements every RoundMode;
+//   - printf and DumpTensor write the NPU's text to the core's log, which the launcher returns
+//     core by core (twin/core.h), instead of to a stdout that Jupyter would not capture.
+// Known differences from the hardware (documented in notebooks 05 and 09): under the default `ieee`
 // numerics Exp is the C library's expf, not the vector unit's approximation, and Div is IEEE
 // division; the `hardware` and `adversarial` models make them faithful and flush subnormal
 // results, as AscendC documents (twin/numerics.h). Max/Min propagate NaN.
@@ -21,6 +26,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -227,9 +233,25 @@ private:
 // Memory management: TPipe hands out UB; TQue and TBuf own pieces of it.
 // ---------------------------------------------------------------------------------------
 
-// A double-buffered (or deeper) queue between pipeline stages.
+inline const char* PositionName(TPosition pos)
+{
+    switch (pos) {
+        case TPosition::GM: return "GM";
+        case TPosition::VECIN: return "VECIN";
+        case TPosition::VECOUT: return "VECOUT";
+        case TPosition::VECCALC: return "VECCALC";
+    }
+    return "?";
+}
+
+// A queue between pipeline stages. Two numbers describe it, and they are different things
+// (asc-devkit docs/zh/api/SIMD-API/基础API/资源管理/TQue/TQue简介.md, the depth row):
+//   depth  (template argument) how many EnQue may come before a DeQue; AscendC recommends 1;
+//   num    (TPipe::InitBuffer) how many buffers the queue owns; 2 is double buffering.
 template <TPosition pos, int32_t depth>
 class TQue {
+    static_assert(depth >= 1, "depth 0 (queues for in-place tensor operations) is not modelled by the twin");
+
 public:
     TQue() = default;
     TQue(const TQue&) = delete;
@@ -250,9 +272,9 @@ public:
                 return Tensor<T>(i);
             }
         }
-        twin::Fail("TQue::AllocTensor", count_ == 0 ? "the queue has no buffers (InitBuffer missing)"
-                                                    : "all " + std::to_string(count_) +
-                                                          " buffers of the queue are in use (FreeTensor missing?)");
+        twin::Fail("TQue::AllocTensor", count_ == 0 ? Name() + " has no buffers (InitBuffer missing)"
+                                                    : "all " + std::to_string(count_) + " buffers of " + Name() +
+                                                          " are in use (FreeTensor missing?)");
     }
 
     template <typename T>
@@ -263,7 +285,9 @@ public:
             twin::Fail("TQue::EnQue", "the tensor is not freshly allocated from this queue");
         }
         if (queued_ == static_cast<uint32_t>(depth)) {
-            twin::Fail("TQue::EnQue", "the queue already holds its depth of " + std::to_string(depth) + " tensors");
+            twin::Fail("TQue::EnQue", Name() + " already holds its depth of " + std::to_string(depth) +
+                                          " enqueued tensor(s): EnQue " + std::to_string(depth + 1) +
+                                          " times without a DeQue needs depth " + std::to_string(depth + 1));
         }
         state_[slot] = twin::SlotState::kQueued;
         order_[(head_ + queued_++) % kMaxSlots] = slot;
@@ -275,7 +299,7 @@ public:
     LocalTensor<T> DeQue()
     {
         if (queued_ == 0) {
-            twin::Fail("TQue::DeQue", "the queue is empty (EnQue missing)");
+            twin::Fail("TQue::DeQue", Name() + " is empty (EnQue missing)");
         }
         const uint32_t slot = order_[head_];
         head_ = (head_ + 1) % kMaxSlots;
@@ -291,8 +315,10 @@ public:
         const uint32_t slot = SlotOf("TQue::FreeTensor", tensor);
         if (state_[slot] == twin::SlotState::kFree || state_[slot] == twin::SlotState::kQueued) {
             twin::Fail("TQue::FreeTensor", state_[slot] == twin::SlotState::kFree
-                                               ? "the buffer is already free"
-                                               : "the buffer is still queued (DeQue it first)");
+                                               ? "buffer " + std::to_string(slot) + " of " + Name() +
+                                                     " is already free (FreeTensor twice)"
+                                               : "buffer " + std::to_string(slot) + " of " + Name() +
+                                                     " is still queued (DeQue it first)");
         }
         state_[slot] = twin::SlotState::kFree;
         twin::Record("FreeTensor", 1, length_, static_cast<int64_t>(Offset(slot)));
@@ -303,6 +329,12 @@ private:
     static constexpr uint32_t kMaxSlots = 8;
 
     uint64_t Offset(uint32_t slot) const { return base_ + slot * length_; }
+
+    // The queue as error messages name it: its position and where its buffers start in UB.
+    std::string Name() const
+    {
+        return std::string("the ") + PositionName(pos) + " queue at UB offset " + std::to_string(base_);
+    }
 
     template <typename T>
     LocalTensor<T> Tensor(uint32_t slot) const
@@ -887,6 +919,127 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, RoundMode roundM
         out[i] = detail::Convert<T>(in[i], roundMode);
     }
     twin::Record(kApi, count, count * sizeof(T), static_cast<int64_t>(d.offset), static_cast<int64_t>(s.offset));
+}
+
+// ---------------------------------------------------------------------------------------
+// Debugging on the board: printf and DumpTensor (asc-devkit docs/zh/api/Utils-API/调测接口/
+// printf.md; docs/zh/api/SIMD-API/基础API/调试接口/上板打印/DumpTensor.md). The text goes to
+// the core's log (twin/core.h) in the NPU's format; the launcher returns the logs core by core.
+// ---------------------------------------------------------------------------------------
+
+namespace detail {
+
+template <typename A>
+twin::PrintArgument ToPrintArgument(const A& value)
+{
+    using V = std::decay_t<A>;
+    using Kind = twin::PrintArgument::Kind;
+    twin::PrintArgument argument{};
+    if constexpr (std::is_floating_point_v<V>) {
+        argument.kind = Kind::kFloat;
+        argument.floatValue = static_cast<double>(value);
+    } else if constexpr (std::is_same_v<V, half> || std::is_same_v<V, bfloat16_t>) {
+        argument.kind = Kind::kFloat;
+        argument.floatValue = static_cast<double>(static_cast<float>(value));
+    } else if constexpr (std::is_integral_v<V> || std::is_enum_v<V>) {
+        using I = typename std::conditional_t<std::is_enum_v<V>, std::underlying_type<V>, std::common_type<V>>::type;
+        const I raw = static_cast<I>(value);
+        argument.kind = std::is_signed_v<I> ? Kind::kSigned : Kind::kUnsigned;
+        argument.signedValue = static_cast<int64_t>(raw);
+        argument.unsignedValue = static_cast<std::make_unsigned_t<I>>(raw);
+    } else if constexpr (std::is_pointer_v<V> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<V>>, char>) {
+        argument.kind = Kind::kString;
+        argument.text = value;
+    } else if constexpr (std::is_pointer_v<V>) {
+        argument.kind = Kind::kPointer;
+        argument.pointer = value;
+    } else {
+        static_assert(std::is_pointer_v<V>, "printf prints integers, floats, half, bfloat16_t, strings and pointers");
+    }
+    return argument;
+}
+
+// DumpTensor's data_type names (as its documentation prints them).
+template <typename T>
+constexpr const char* DumpTypeName()
+{
+    if constexpr (std::is_same_v<T, float>) return "float32";
+    else if constexpr (std::is_same_v<T, half>) return "float16";
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return "bfloat16";
+    else if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_same_v<T, int8_t>) return "int8";
+    else if constexpr (std::is_same_v<T, uint8_t>) return "uint8";
+    else if constexpr (std::is_same_v<T, int16_t>) return "int16";
+    else if constexpr (std::is_same_v<T, uint16_t>) return "uint16";
+    else if constexpr (std::is_same_v<T, int32_t>) return "int32";
+    else if constexpr (std::is_same_v<T, uint32_t>) return "uint32";
+    else if constexpr (std::is_same_v<T, int64_t>) return "int64";
+    else if constexpr (std::is_same_v<T, uint64_t>) return "uint64";
+    else static_assert(std::is_same_v<T, float>, "DumpTensor does not support this data type");
+}
+
+// What one call may print on the NPU: the SIMD print buffer's default, 30 KB
+// (simd_printf_fifo_size_per_core in aclInit's configuration; DumpTensor.md, constraints).
+constexpr uint64_t kDumpLimitBytes = 30 * 1024;
+
+template <typename T>
+void LogDump(uint32_t desc, uint64_t address, const char* position, const T* data, uint32_t dumpSize)
+{
+    const uint64_t bytes = static_cast<uint64_t>(dumpSize) * sizeof(T);
+    if (bytes > kDumpLimitBytes) {
+        twin::Fail("DumpTensor", "dump_size " + Str(dumpSize) + " is " + Str(bytes) + " bytes, more than the " +
+                                     Str(kDumpLimitBytes) + " one call may print: the NPU would print nothing");
+    }
+    char text[64];
+    std::string line = "DumpTensor: desc=" + Str(desc) + ", addr=0x";
+    std::snprintf(text, sizeof(text), "%llx", static_cast<unsigned long long>(address));
+    line += text;
+    line += std::string(", data_type=") + DumpTypeName<T>() + ", position=" + position +
+            ", dump_size=" + Str(dumpSize) + "\n[";
+    for (uint32_t i = 0; i < dumpSize; ++i) {
+        if constexpr (std::is_integral_v<T>) {
+            line += std::to_string(data[i]);
+        } else {
+            std::snprintf(text, sizeof(text), "%f", static_cast<double>(static_cast<float>(data[i])));
+            line += text;
+        }
+        line += i + 1 < dumpSize ? ", " : "";
+    }
+    twin::Log(line + "]\n");
+}
+
+}  // namespace detail
+
+// printf on the vector core: the documented conversions, each line after "[AIV Block i/n] ".
+template <class... Args>
+void printf(__gm__ const char* fmt, Args&&... args)
+{
+    twin::Printf(fmt, {detail::ToPrintArgument(args)...});
+}
+
+// The same function under its upper-case name (asc-devkit impl/utils/debug/asc_aicore_printf_impl.h).
+template <class... Args>
+void PRINTF(__gm__ const char* fmt, Args&&... args)
+{
+    twin::Printf(fmt, {detail::ToPrintArgument(args)...});
+}
+
+// Prints dumpSize elements of a UB tensor; addr is its UB byte offset.
+template <typename T>
+void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
+{
+    const detail::UbView view = detail::ViewOf(tensor);
+    detail::CheckOperand("DumpTensor", view, static_cast<uint64_t>(dumpSize) * sizeof(T), "tensor");
+    detail::LogDump(desc, view.offset, "UB", tensor.GetPhyAddr(), dumpSize);
+}
+
+// Prints dumpSize elements of a GM tensor; addr is the byte offset into the host's buffer
+// (on the NPU it is the device address).
+template <typename T>
+void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
+{
+    const int64_t offset = tensor.Access("DumpTensor", static_cast<uint64_t>(dumpSize) * sizeof(T));
+    detail::LogDump(desc, static_cast<uint64_t>(offset), "GM", tensor.GetPhyAddr(), dumpSize);
 }
 
 }  // namespace AscendC

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -68,11 +69,126 @@ void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t
     core.trace.push_back(event);
 }
 
+void Log(const std::string& text) { Current().log += text; }
+
+namespace {
+
+using Kind = PrintArgument::Kind;
+
+// One conversion of a printf format: the text of the spec as written ("%-8.3lf") and its
+// conversion letter.
+struct Conversion {
+    std::string spec;
+    char letter;
+};
+
+// Reads the conversion that starts at format[at] == '%'; advances `at` past it.
+Conversion ReadConversion(const char* format, size_t& at)
+{
+    const size_t begin = at++;
+    while (format[at] != '\0' && std::strchr("-+ #0", format[at]) != nullptr) {
+        ++at;
+    }
+    while (format[at] >= '0' && format[at] <= '9') {
+        ++at;
+    }
+    if (format[at] == '.') {
+        ++at;
+        while (format[at] >= '0' && format[at] <= '9') {
+            ++at;
+        }
+    }
+    const size_t lengthBegin = at;
+    while (format[at] == 'l') {
+        ++at;
+    }
+    if (at - lengthBegin > 2 || format[at] == '\0' || std::strchr("diuxfFsp", format[at]) == nullptr) {
+        const std::string written(format + begin, format[at] == '\0' ? at : at + 1);
+        Fail("printf", "conversion '" + written + "' is not one AscendC documents (%d %i %u %x %f %F %s %p, "
+                       "with l or ll for integers)");
+    }
+    // The length modifier only says how wide the C argument was; the value is already 64-bit.
+    std::string spec(format + begin, format + lengthBegin);
+    return Conversion{spec, format[at++]};
+}
+
+std::string FormatOne(const Conversion& conversion, const PrintArgument& argument, size_t index)
+{
+    const auto mismatch = [&](const char* wanted) {
+        Fail("printf", "argument " + std::to_string(index + 1) + " does not fit %" + std::string(1, conversion.letter) +
+                           " (" + wanted + ")");
+    };
+    char buffer[512];
+    const char letter = conversion.letter;
+    if (letter == 'f' || letter == 'F') {
+        if (argument.kind != Kind::kFloat) {
+            mismatch("it prints float, half or bfloat16_t");
+        }
+        std::snprintf(buffer, sizeof(buffer), (conversion.spec + letter).c_str(), argument.floatValue);
+    } else if (letter == 's') {
+        if (argument.kind != Kind::kString || argument.text == nullptr) {
+            mismatch("it prints a string, not a null pointer");
+        }
+        std::snprintf(buffer, sizeof(buffer), (conversion.spec + 's').c_str(), argument.text);
+    } else if (letter == 'p') {
+        if (argument.kind != Kind::kPointer && argument.kind != Kind::kString) {
+            mismatch("it prints a pointer");
+        }
+        const void* pointer = argument.kind == Kind::kPointer ? argument.pointer : argument.text;
+        std::snprintf(buffer, sizeof(buffer), (conversion.spec + 'p').c_str(), pointer);
+    } else {
+        if (argument.kind != Kind::kSigned && argument.kind != Kind::kUnsigned) {
+            mismatch("it prints an integer");
+        }
+        // %d and %i print the value; %u and %x its bits at the argument's own width, as C does.
+        const std::string spec = conversion.spec + "ll" + letter;
+        if (letter == 'd' || letter == 'i') {
+            std::snprintf(buffer, sizeof(buffer), spec.c_str(), static_cast<long long>(argument.signedValue));
+        } else {
+            std::snprintf(buffer, sizeof(buffer), spec.c_str(), static_cast<unsigned long long>(argument.unsignedValue));
+        }
+    }
+    return buffer;
+}
+
+}  // namespace
+
+void Printf(const char* format, const std::vector<PrintArgument>& arguments)
+{
+    if (format == nullptr) {
+        Fail("printf", "the format is a null pointer");
+    }
+    const CoreContext& core = Current();
+    std::string text = "[AIV Block " + std::to_string(core.blockIdx) + "/" + std::to_string(core.blockDim) + "] ";
+    size_t used = 0;
+    size_t conversions = 0;
+    for (size_t at = 0; format[at] != '\0';) {
+        if (format[at] != '%') {
+            text += format[at++];
+        } else if (format[at + 1] == '%') {
+            text += '%';
+            at += 2;
+        } else {
+            const Conversion conversion = ReadConversion(format, at);
+            if (conversions++ < arguments.size()) {
+                text += FormatOne(conversion, arguments[used], used);
+                ++used;
+            }
+        }
+    }
+    if (conversions != arguments.size()) {
+        Fail("printf", "the format has " + std::to_string(conversions) + " conversions but " +
+                           std::to_string(arguments.size()) + " arguments were passed");
+    }
+    Log(text);
+}
+
 namespace {
 
 struct CoreOutcome {
     std::string error;
     std::vector<TraceEvent> trace;
+    std::string log;
 };
 
 void RunOneCore(KernelBody kernel, void* arguments, uint32_t index, uint32_t blockDim,
@@ -93,13 +209,14 @@ void RunOneCore(KernelBody kernel, void* arguments, uint32_t index, uint32_t blo
     }
     tCurrent = nullptr;
     outcome->trace = std::move(core.trace);
+    outcome->log = std::move(core.log);
 }
 
 }  // namespace
 
 std::string RunOnCores(KernelBody kernel, void* arguments, uint32_t blockDim, uint32_t hostThreads,
                        const Platform& platform, const std::vector<GmRegion>& regions, bool tracing,
-                       std::vector<TraceEvent>* trace)
+                       std::vector<TraceEvent>* trace, std::string* log)
 {
     static std::mutex launchMutex;  // one launch at a time: the region registry is global
     std::lock_guard<std::mutex> lock(launchMutex);
@@ -128,6 +245,9 @@ std::string RunOnCores(KernelBody kernel, void* arguments, uint32_t blockDim, ui
         }
         if (trace != nullptr) {
             trace->insert(trace->end(), outcome.trace.begin(), outcome.trace.end());
+        }
+        if (log != nullptr) {
+            *log += outcome.log;
         }
     }
     return firstError;

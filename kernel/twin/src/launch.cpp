@@ -41,6 +41,7 @@ struct LastLaunch {
     std::mutex mutex;
     std::string error;
     std::vector<twin::TraceEvent> trace;
+    std::string log;
 };
 
 LastLaunch& Last()
@@ -49,12 +50,14 @@ LastLaunch& Last()
     return last;
 }
 
-int32_t Finish(int32_t status, const std::string& error, std::vector<twin::TraceEvent> trace = {})
+int32_t Finish(int32_t status, const std::string& error, std::vector<twin::TraceEvent> trace = {},
+               std::string log = {})
 {
     LastLaunch& last = Last();
     std::lock_guard<std::mutex> lock(last.mutex);
     last.error = error;
     last.trace = std::move(trace);
+    last.log = std::move(log);
     return status;
 }
 
@@ -86,7 +89,7 @@ namespace {
 
 // Runs the kernel with a given tiling; the regions are the tensors' exact bytes.
 std::string RunWithTiling(const Launch& launch, uint32_t size, const twin::Platform& platform, uint32_t hostThreads,
-                          bool tracing, std::vector<twin::TraceEvent>* trace)
+                          bool tracing, std::vector<twin::TraceEvent>* trace, std::string* log = nullptr)
 {
     const uint64_t bytes = launch.tiling.totalLength * size;
     std::vector<twin::GmRegion> regions = {
@@ -98,7 +101,8 @@ std::string RunWithTiling(const Launch& launch, uint32_t size, const twin::Platf
         hostThreads = std::max(1u, std::thread::hardware_concurrency());
     }
     Launch copy = launch;
-    return twin::RunOnCores(RunKernel, &copy, launch.tiling.blockDim, hostThreads, platform, regions, tracing, trace);
+    return twin::RunOnCores(RunKernel, &copy, launch.tiling.blockDim, hostThreads, platform, regions, tracing, trace,
+                            log);
 }
 
 }  // namespace
@@ -163,9 +167,10 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     const twin::Platform platform{config->ubBytes, config->selectScratchBegin,
                                   static_cast<twin::Numerics>(config->numerics)};
     std::vector<twin::TraceEvent> trace;
+    std::string log;
     const std::string error =
-        RunWithTiling(launch, size, platform, config->hostThreads, config->trace != 0, &trace);
-    return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace));
+        RunWithTiling(launch, size, platform, config->hostThreads, config->trace != 0, &trace, &log);
+    return Finish(error.empty() ? kTwinOk : kTwinKernelError, error, std::move(trace), std::move(log));
 }
 
 static_assert(kNumericsIeee == static_cast<uint32_t>(twin::Numerics::kIeee) &&
@@ -198,6 +203,11 @@ extern "C" int32_t mishgrad_twin_div(const float* a, const float* b, float* out,
 extern "C" const char* mishgrad_twin_last_error(void)
 {
     return Last().error.c_str();
+}
+
+extern "C" const char* mishgrad_twin_log(void)
+{
+    return Last().log.c_str();
 }
 
 extern "C" uint64_t mishgrad_twin_trace_size(void)

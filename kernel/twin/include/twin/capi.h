@@ -50,6 +50,10 @@ int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n
 // The message of the last failed launch ("" after a successful one).
 const char* mishgrad_twin_last_error(void);
 
+// What printf and DumpTensor wrote during the last launch, core 0 first (a failed launch
+// keeps what its cores wrote before they stopped).
+const char* mishgrad_twin_log(void);
+
 // The trace of the last launch, ordered by core and then program order.
 uint64_t mishgrad_twin_trace_size(void);
 uint64_t mishgrad_twin_trace_copy(twin::TraceEvent* destination, uint64_t capacity);

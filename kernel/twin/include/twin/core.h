@@ -67,6 +67,7 @@ struct CoreContext {
     bool tracing = false;
     uint32_t sequence = 0;
     std::vector<TraceEvent> trace;
+    std::string log;  // what printf and DumpTensor wrote on this core, in program order
 };
 
 CoreContext& Current();  // fails outside a kernel launch
@@ -85,12 +86,34 @@ const GmRegion* FindRegion(const void* address, uint64_t bytes);
 void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t src0 = -1,
             int64_t src1 = -1, int64_t gmOffset = -1);
 
+// Appends text to the current core's debug log (printf, DumpTensor).
+void Log(const std::string& text);
+
+// One argument of AscendC::printf, reduced to what a conversion can print. An integer keeps
+// its value (signedValue) and its bits at its own width (unsignedValue), for %d and %u/%x.
+struct PrintArgument {
+    enum class Kind : uint8_t { kSigned, kUnsigned, kFloat, kString, kPointer } kind;
+    int64_t signedValue = 0;
+    uint64_t unsignedValue = 0;
+    double floatValue = 0.0;
+    const char* text = nullptr;
+    const void* pointer = nullptr;
+};
+
+// Formats `format` with `arguments` as AscendC::printf documents it (conversions d i u x f F s
+// p, with l/ll length modifiers, flags, width and precision) and logs it after the core's
+// "[AIV Block i/n] " prefix. Fails on an unknown conversion, a count mismatch, or an argument
+// whose kind the conversion cannot print.
+void Printf(const char* format, const std::vector<PrintArgument>& arguments);
+
 // Runs `kernel` once per virtual core on up to `hostThreads` threads. Returns the first error
-// (by core index) or an empty string. Registers `regions` for the duration of the run.
+// (by core index) or an empty string. Registers `regions` for the duration of the run. If
+// `log` is given, it receives every core's debug log, core 0 first, whatever the threads'
+// timing; a core that failed contributes what it logged before the failure.
 using KernelBody = void (*)(void* arguments);
 std::string RunOnCores(KernelBody kernel, void* arguments, uint32_t blockDim, uint32_t hostThreads,
                        const Platform& platform, const std::vector<GmRegion>& regions, bool tracing,
-                       std::vector<TraceEvent>* trace);
+                       std::vector<TraceEvent>* trace, std::string* log = nullptr);
 
 }  // namespace twin
 
