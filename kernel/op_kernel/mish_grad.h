@@ -167,8 +167,9 @@ private:
 
     __aicore__ inline void Compute(uint32_t length)
     {
-        // Vector instructions work in 256-byte repeats: round the count up to whole repeats
-        // of float32. The extra lanes hold stale UB data; their results are never copied out.
+        // CompareScalar's count must fill whole 256-byte repeats (asc-devkit's Compares page), so
+        // the count is rounded up once, to whole repeats of float32, and every instruction uses
+        // it. The extra lanes hold stale UB data; their results are never copied out.
         const uint32_t count = (length + kFloatsPerRepeat - 1) / kFloatsPerRepeat * kFloatsPerRepeat;
         LocalTensor<T> grad = gradQueue_.template DeQue<T>();
         LocalTensor<T> x = xQueue_.template DeQue<T>();
