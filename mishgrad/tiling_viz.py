@@ -1,4 +1,4 @@
-"""Figures, tables and an explorer for the tiling notebook (notebook 03).
+"""Figures, tables and an explorer for the tiling notebook (notebook 04).
 
 Everything here draws what :mod:`mishgrad.tiling` computes; nothing re-derives a plan.
 

@@ -60,9 +60,10 @@ def _texts() -> list[tuple[str, str]]:
 
 def _exists(path: str, base: Path) -> bool:
     # Relative to the repository or to the citing file's folder (kernel/README.md names
-    # tests/ut); bench/results/exhaustive.{json,md} names two files by their common stem.
+    # tests/ut); a prefix names the files it starts (bench/results/exhaustive.{json,md},
+    # NOTEBOOKS=notebooks/05_*.ipynb).
     return any(
-        (folder / path).exists() or any((folder / path).parent.glob(Path(path).name + ".*"))
+        (folder / path).exists() or any((folder / path).parent.glob(Path(path).name + "*"))
         for folder in (ROOT, base)
     )
 

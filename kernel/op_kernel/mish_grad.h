@@ -242,7 +242,7 @@ private:
         Div(q, q, e, count);
         Mul(d, q, half, count);       // d = P (n + 4 x sigma Q^2 / D) / D, P = half^2
         // Every dtype: rounding d to float16 or bfloat16 does not hide the rational form's
-        // error at the root once grad * d is small (notebook 06).
+        // error at the root once grad * d is small (notebook 09).
         RootWindow(d, x, a, e, positive, count);
     }
 

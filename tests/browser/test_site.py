@@ -185,4 +185,4 @@ def test_search_finds_the_tiling_notebook(site_url, browser):
     links = browser.execute_script(
         "return Array.from(document.querySelectorAll('#search-results li a')).map((a) => a.href)"
     )
-    assert any("03_tiling" in link for link in links), links
+    assert any("04_tiling" in link for link in links), links

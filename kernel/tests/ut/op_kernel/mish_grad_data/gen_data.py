@@ -9,7 +9,7 @@ x is uniform on [-20, 20] with the special values at the front (1e30 becomes inf
 16-bit types). With tanhx, the forward pass's t = tanh(softplus(x)) correctly rounded to DTYPE
 is a third input, and the operator computes grad * (t + x * sigmoid(x) * (1 - t^2)) from that
 t: the golden is this function of the three inputs, in float64, rounded once (the oracle's
-truth assumes an exact t, which no DTYPE input can hold; notebook 02 shows the difference).
+truth assumes an exact t, which no DTYPE input can hold; notebook 09 shows the difference).
 """
 
 from __future__ import annotations
