@@ -110,6 +110,7 @@ cann-check: $(STAMP)
 SITE_DIR := docs/_build/html
 
 site: $(STAMP)
+	rm -rf $(SITE_DIR)  # no page of a renamed notebook survives
 	$(BIN)/sphinx-build -b html -W --keep-going -E -q -d docs/_build/doctrees docs $(SITE_DIR)
 	@echo "site: $(SITE_DIR)/index.html"
 

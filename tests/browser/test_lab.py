@@ -15,7 +15,7 @@ from conftest import ROOT
 from lab_server import TOKEN, running_lab
 from selenium.webdriver.support.ui import WebDriverWait
 
-NOTEBOOK = ROOT / "notebooks" / "03_tiling.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "04_tiling.ipynb"
 
 # What the open notebook shows, counted in the DOM.
 RENDERED = """
