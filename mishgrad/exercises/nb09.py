@@ -127,8 +127,7 @@ _UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
 
 
 def check_sample_size(answer: object) -> Verdict:
-    """Smallest k such that a test of 10**k points, half from uniform[-5, 5], expects one
-    point in the float16 stretch."""
+    """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
     if answer is None:
         return UNANSWERED
     expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
