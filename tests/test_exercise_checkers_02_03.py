@@ -7,7 +7,7 @@ import pytest
 
 from mishgrad.exercises import nb02, nb03
 
-WRITE_CODE = [nb02.check_next_up, nb03.check_sign_split]
+WRITE_CODE = [nb02.check_next_up, nb03.check_b1_float16]
 NUMBERS = [nb02.check_exp3x, nb02.check_bfloat16_count, nb03.check_one_plus_e]
 
 

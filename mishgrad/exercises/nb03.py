@@ -1,7 +1,7 @@
 """Checkers for notebook 03 (where the formulas break).
 
-The inputs a learner's ``v1_sign_split`` is called on come from this module's own seed and
-ranges; no cell prints them.
+The inputs a learner's ``b1_float16`` is called on come from this module's own range and
+seed; no cell prints them.
 """
 
 from __future__ import annotations
@@ -11,48 +11,58 @@ from typing import Final
 
 import numpy as np
 
-from .. import dtypes, errors, oracle, thresholds
+from .. import dtypes, oracle, thresholds
 from . import Verdict, correct, wrong
 from .learner import learner_result, number_verdict
 
 _SEED: Final = 4711
-#: Where v1's drift must show: its error there reaches tens of ULP, ours stays within 2.
-_DRIFT_RANGE: Final = (8.0, 16.0)
-_DRIFT_MIN_ULP: Final = 8.0
-#: A formula that computes d at all is within this relative error away from the root window.
-_LOOSE_REL_ERROR: Final = 1e-3
+#: Every float16 of this range, where B1 in float16 arithmetic goes from accurate to NaN.
+_PROBE_RANGE: Final = (-24.0, 24.0)
 
 
-def _sign_split_probe() -> np.ndarray:
-    """Seeded float32 inputs over [-80, 80] and the drift range, both signs, zeros included."""
-    rng = np.random.default_rng(_SEED)
-    parts = [rng.uniform(-80, 80, 20_000), rng.uniform(*_DRIFT_RANGE, 20_000), [0.0, -0.0]]
-    return np.concatenate(parts).astype(np.float32)
+def _b1_probe() -> np.ndarray:
+    """Every float16 in the probe range, in a seeded order, infinities included."""
+    x = dtypes.all_values("float16")
+    x = x[(x >= _PROBE_RANGE[0]) & (x <= _PROBE_RANGE[1])]
+    x = np.concatenate([x, np.array([np.inf, -np.inf], np.float16)])
+    return np.random.default_rng(_SEED).permutation(x)
 
 
-def check_sign_split(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
-    """Write-code: v1's sign split in NumPy float32, with its drift for large x."""
-    x = _sign_split_probe()
-    result, verdict = learner_result(function, x, "check_sign_split(v1_sign_split)")
+def b1_float16(x: np.ndarray) -> np.ndarray:
+    """The reference: v1's tanhx formula B1 with every operation rounded to float16."""
+    t = oracle.tanh_softplus_oracle(x)
+    e = np.exp(x)
+    q = x * e
+    r = t * t - 1
+    s = 1 / (e + 1)
+    return t - q * r * s
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Equal values, NaN equal to NaN."""
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
+def check_b1_float16(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
+    """Write-code: B1 in float16 arithmetic, in the order the exercise gives."""
+    x = _b1_probe()
+    result, verdict = learner_result(function, x, "check_b1_float16(b1_float16)")
     if verdict is not None:
         return verdict
-    if not np.all(np.isfinite(result)):
+    with np.errstate(all="ignore"):
+        expected = b1_float16(x)
+    if not np.array_equal(np.isnan(result), np.isnan(expected)):
         return wrong(
-            "some results are NaN or infinite — hint: a vector unit computes both halves; "
-            "how does the merge keep the masked-out half (which may be NaN) out of the sum?"
+            "your function returns NaN at other inputs than B1 in float16 does — hint: keep "
+            "every intermediate a float16 array (a float32 constant or np.float32 widens them)"
         )
-    truth = oracle.dmish_oracle(x)
-    away = ~errors.in_root_window(x) & (x > -80)
-    relative = np.abs(result[away].astype(np.float64) / truth[away].astype(np.float64) - 1)
-    if relative.max() > _LOOSE_REL_ERROR:
-        return wrong("some results are far from d — hint: check each half's formula and its sign")
-    drift = (x >= _DRIFT_RANGE[0]) & (x <= _DRIFT_RANGE[1])
-    if errors.ulp_distance(result[drift], truth[drift]).max() < _DRIFT_MIN_ULP:
-        return wrong(
-            "your function is more accurate than v1 for large x — hint: v1 forms 1 − t·t from "
-            "the rounded t, in float32"
-        )
-    return correct("that is v1's formula, drift included")
+    if not np.all(_same(result, expected)):
+        return wrong("some values differ — hint: follow the order of operations given, in float16")
+    first = float(np.min(x[np.isnan(expected) & np.isfinite(x)].astype(np.float64)))
+    return correct(
+        f"in float16 arithmetic B1 returns NaN from x = {first:g} on: x·eˣ overflows float16 "
+        "while t, rounded to float16, is already 1"
+    )
 
 
 def check_one_plus_e(answer: object) -> Verdict:

@@ -1,7 +1,8 @@
 """Checkers for notebook 09 (precision).
 
-MARE's allowance in ULPs (write code), the allowance near a zero of the output, and how large
-a test must be to reach the stretch where a t + p form fails.
+MARE's allowance in ULPs (write code), the smallest float16 golden value at which a one-ULP
+error passes, and how large a float16 test must be to reach the stretch where a t + p form
+fails.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from .. import dtypes, oracle, precision
 from . import UNANSWERED, Verdict, call_learner, correct, wrong
-from .numeric import close_or_hint
+from .learner import number_verdict
 
 #: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
 #: normal exponent), so the ULP of every normal and subnormal value can be computed.
@@ -71,50 +72,73 @@ def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
     )
 
 
-#: The allowance exercise: float16, a golden value of 3e-6.
-_ALLOWANCE_DTYPE, _ALLOWANCE_GOLDEN = "float16", 3e-6
+#: The allowance exercise: the smallest positive float16 golden value at which an error of
+#: one ULP of that value passes MARE's limit.
+_ALLOWANCE_DTYPE = "float16"
+
+
+def one_ulp_passes_from() -> float:
+    """The smallest positive golden value of the dtype whose one-ULP error passes MARE's limit."""
+    positive = dtypes.all_values(_ALLOWANCE_DTYPE)
+    positive = positive[positive > 0].astype(np.float64)
+    passes = ulp_of(positive, _ALLOWANCE_DTYPE) < precision.allowed_abs_error(
+        positive, _ALLOWANCE_DTYPE
+    )
+    return float(positive[passes].min())
 
 
 def check_allowance(answer: object) -> Verdict:
-    """The largest absolute error MARE allows a float16 element whose golden value is 3e-6."""
-    expected = float(precision.allowed_abs_error(_ALLOWANCE_GOLDEN, _ALLOWANCE_DTYPE))
-    return close_or_hint(
+    """The smallest positive float16 golden value at which a one-ULP error passes MARE."""
+    expected = one_ulp_passes_from()
+    return number_verdict(
         answer,
+        dtypes.as_dtype(_ALLOWANCE_DTYPE),
         expected,
-        "r = |a − g| / (|g| + 1e-7) must stay below 10 T; float16's T is 2**-10",
-        rel_tol=1e-3,
-        remark=f"{expected:.4g}: the floor 1e-7 is a few per cent of |g| here",
+        "not quite — hint: where is the ULP of a float16 value constant while the allowance "
+        "10 T (|g| + 1e-7) grows? Do not forget the floor, and give a float16 value",
     )
 
 
-def stretch_width() -> float:
-    """Width of the float32 stretch around the zero x0 of d where a t + p form breaks MARE.
+#: The sample-size exercise: the tanhx branch in float16, whose saved t is rounded to float16.
+_STRETCH_DTYPE = "float16"
 
-    There |d| is below ``g_break``: half an ULP of t(x0), divided by the MARE limit, less
-    the floor. Measured on every float32 within 4096 ULPs of x0 with the oracle.
+
+def stretch_width(name: str = _STRETCH_DTYPE) -> float:
+    """Width of the stretch around the zero x0 of d where a t + p form breaks MARE in ``name``.
+
+    There |d| is below ``g_break``: half an ULP (in ``name``) of t(x0), divided by the MARE
+    limit of ``name``, less the floor. Measured with the oracle on a float32 grid of step
+    1e-6 over [-1.35, -1.05], which holds the stretch for the 16-bit dtypes.
     """
-    grid = np.float32(-1.1924) + np.arange(-20_000, 20_001) * np.spacing(np.float32(1.19))
-    d = oracle.dmish_oracle(grid.astype(np.float32)).astype(np.float64)
+    grid = np.linspace(-1.35, -1.05, 300_001).astype(np.float32)
+    d = oracle.dmish_oracle(grid).astype(np.float64)
     crossing = np.flatnonzero(np.diff(np.signbit(d)))[0]
-    t0 = oracle.tanh_softplus_oracle(grid[crossing : crossing + 1].astype(np.float32))[0]
-    limit = precision.MARE_FACTOR * precision.threshold("float32")
-    g_break = float(np.spacing(t0)) / 2 / limit - precision.FLOOR
+    t0 = oracle.tanh_softplus_oracle(grid[crossing : crossing + 1])[0]
+    half_ulp = float(np.spacing(np.asarray(t0).astype(dtypes.as_dtype(name)))) / 2
+    limit = precision.MARE_FACTOR * precision.threshold(name)
+    g_break = half_ulp / limit - precision.FLOOR
     inside = grid[np.abs(d) < g_break].astype(np.float64)
     return float(inside.max() - inside.min())
 
 
-#: The sample-size exercise: CANN's current case generation draws half its values from
-#: uniform [-5, 5] (opbase experimental_standard.md, section 1.2).
-_UNIFORM_SPAN = 10.0
+#: CANN's current case generation draws half its values from uniform [-5, 5] (opbase
+#: experimental_standard.md, section 1.2).
+_UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
 
 
 def check_sample_size(answer: object) -> Verdict:
-    """Smallest k such that 10**k points from uniform[-5, 5] expect one in the stretch."""
+    """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
     if answer is None:
         return UNANSWERED
-    expected = math.ceil(math.log10(_UNIFORM_SPAN / stretch_width()))
+    expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
         return wrong("answer with the exponent k, a whole number")
     if answer == expected:
-        return correct(f"10**{expected} points: a test that small rarely sees the stretch")
-    return wrong("expected points in the stretch = width × m / (length of the interval)")
+        return correct(
+            f"10**{expected} points: a smaller float16 test may well miss the stretch, and "
+            "then the tanhx branch passes it"
+        )
+    return wrong(
+        "expected points in the stretch = (points drawn uniformly) × width / (length of the "
+        "interval); the width follows from float16's T and the float16 ULP of t at x0"
+    )
