@@ -136,9 +136,7 @@ def parse_dumps(log: str) -> list[Dump]:
 _ENCODE_DTYPES = ("float32", "float16", "int32", "int16", "uint8")
 
 
-def encode_dump(
-    tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int
-) -> str:
+def encode_dump(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
     """The text one ``DumpTensor`` call prints, as the twin's ``LogDump`` writes it.
 
     The header names the dtype, the address in hexadecimal and the count; the first

@@ -110,7 +110,7 @@ def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> V
     if learner is None:
         return UNANSWERED
     if not callable(learner):
-        return wrong("answer with a function max_elements(budget, grad_dtype, self_dtype, out_dtype)")
+        return wrong("answer with a function max_elements(budget, grad, self, out dtypes)")
     with acl.Session("twin") as session:
         for budget, dtypes in BUDGET_CASES:
             got, failed = call_learner(learner, budget, *dtypes)

@@ -1,7 +1,7 @@
 """Checkers for notebook 10 (performance).
 
-The roofline time for an instruction mix with per-op cycles (write code), the cost of one more vector instruction in a scratch copy of
-the kernel (kernel edit), and v1's ridge bandwidth.
+The roofline time of an instruction mix with per-op cycles (write code), the cost of one more
+vector instruction in a scratch copy of the kernel (kernel edit), and v1's ridge bandwidth.
 """
 
 from __future__ import annotations
@@ -84,8 +84,9 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
             return wrong("return the time in seconds, a number")
         if not ok:
             n, dtype_size, has_tanhx = case[:3]
+            tanhx = "read" if has_tanhx else "absent"
             return wrong(
-                f"for n = {n}, {dtype_size}-byte tensors, tanhx {'read' if has_tanhx else 'absent'}, "
+                f"for n = {n}, {dtype_size}-byte tensors, tanhx {tanhx}, "
                 f"counts {case[3]}, op cycles {case[4]}, {case[5]} cores, {case[6]:.4g} Hz and "
                 f"{case[7]:.4g} B/s your function returns {result!r}; hint: which tensors cross "
                 "the memory bus, and on what data (and so how many elements per repeat) does "

@@ -36,7 +36,7 @@ def encode(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: i
     if np.issubdtype(shown.dtype, np.integer):
         values = [str(v) for v in shown.tolist()]
     else:
-        values = ["%f" % v for v in shown.astype(np.float64)]
+        values = [format(v, "f") for v in shown.astype(np.float64).tolist()]
     header = (
         f"DumpTensor: desc={desc}, addr={hex(addr)}, data_type={shown.dtype}, "
         f"position={position}, dump_size={dump_size}"
