@@ -20,6 +20,13 @@ ASC_DEVKIT: Final = (
 )
 #: cann/opbase: the aclnn framework and the precision standard for experimental operators.
 OPBASE: Final = ("https://gitcode.com/cann/opbase", "aa3cd74b7f6d772acd64ff48292a7e65a9bc8142")
+#: CANN's aclrtMalloc page (CANN community edition 8.1.RC1.alpha001): the padding of an
+#: allocation, and the advice to allocate ahead rather than per operator. One version for
+#: every notebook that cites it.
+ACLRTMALLOC_PAGE: Final = (
+    "https://hiascend.com/document/detail/zh/CANNCommunityEdition/81RC1alpha001/"
+    "apiref/appdevgapi/aclcppdevg_03_0095.html"
+)
 
 
 def permalink(

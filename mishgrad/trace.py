@@ -501,12 +501,15 @@ class PipelineModel:
     Attributes
     ----------
     hbm_bytes_per_second
-        Global-memory bandwidth of the chip (public reports for Atlas A2 range from 1.2 to
-        1.6 TB/s).
+        Global-memory bandwidth of the chip: 1.6 TB/s, the memory bandwidth of a
+        representative Atlas A2 in ops-nn's cross-platform migration guide (lines 56-60 of
+        ``mishgrad.roofline.PLATFORM_GUIDE``), a peak figure; 1.2 TB/s is an assumed low end
+        (``mishgrad.roofline.HBM_BANDWIDTH_RANGE``).
     vector_cores
         Cores sharing that bandwidth when all of them stream.
     clock_hz
-        Core clock, to turn bandwidth into bytes per cycle (assumed).
+        Core clock, to turn bandwidth into bytes per cycle: 1.8 GHz, the AI core frequency of
+        the same guide (lines 36-37).
     vector_cycles_per_repeat
         Cycles one vector instruction spends per 256-byte repeat.
     copy_latency_cycles, vector_latency_cycles

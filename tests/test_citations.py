@@ -123,3 +123,17 @@ def test_permalinks_pin_the_commit_and_lines() -> None:
         "/docs/zh/api/%E5%9F%BA%E7%A1%80.md#L7"
     )
     assert citations.markdown_link(citations.OPBASE, "a.md").startswith("[a.md](https://")
+
+
+def test_the_aclrtmalloc_page_is_cited_at_one_version():
+    # Every link to CANN's aclrtMalloc page is citations.ACLRTMALLOC_PAGE, so all notebooks cite
+    # the same CANN version of it.
+    from mishgrad.citations import ACLRTMALLOC_PAGE
+
+    page = ACLRTMALLOC_PAGE.rsplit("/", 1)[-1]
+    links = {
+        (where.split(" cell ")[0], link)
+        for where, text in _texts()
+        for link in re.findall(rf"https?://[^)\s\"']*{re.escape(page)}", text)
+    }
+    assert {link for _, link in links} <= {ACLRTMALLOC_PAGE}, sorted(links)

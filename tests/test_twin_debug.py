@@ -147,3 +147,20 @@ def test_kernel_log_from_a_scratch_copy(tmp_path):
     plain = twin.run_kernel(np.ones_like(x), x, cores=4)
     assert plain.log == ""
     np.testing.assert_array_equal(run_.out, plain.out)
+
+
+def test_the_encoding_exercise_prints_what_the_twin_prints(debug):
+    # Notebook 06's exercise 3 checks learners against nb06.encode_dump: it must be the twin's
+    # format, for a float32, a float16 and an int32 tensor alike.
+    from mishgrad.exercises.nb06 import encode_dump
+
+    expected = "".join(
+        run(debug, case)[1] for case in ("dump_local", "dump_half_and_int", "dump_global")
+    )
+    encoded = [
+        encode_dump(np.arange(-2, 14, dtype=np.float32) / 2, 5, 0x40, "UB", 8),
+        encode_dump(np.full(4, 0.25, np.float16), 1, 0, "UB", 4),
+        encode_dump(np.full(3, -3, np.int32), 2, 0x20, "UB", 3),
+        encode_dump(np.arange(8, 12, dtype=np.float32), 7, 0x20, "GM", 4),
+    ]
+    assert "".join(encoded) == expected

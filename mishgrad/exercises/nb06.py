@@ -1,7 +1,7 @@
 """Checkers for notebook 06 (pipeline and debugging).
 
 Each checker draws its own cases (tile timings, buffer counts, EnQue/DeQue sequences,
-DumpTensor text, kernel inputs) with a fixed seed, none of them printed by the notebook.
+tensors to dump, kernel inputs) with a fixed seed, none of them printed by the notebook.
 """
 
 from __future__ import annotations
@@ -131,47 +131,67 @@ def parse_dumps(log: str) -> list[Dump]:
     return dumps
 
 
-def _dump_text(rng: np.random.Generator) -> tuple[str, tuple[int, int, str, str, np.ndarray]]:
+#: The dtypes the encoding exercise draws from: DumpTensor's data_type names (the twin's
+#: ``DumpTypeName``), floating and integer alike.
+_ENCODE_DTYPES = ("float32", "float16", "int32", "int16", "uint8")
+
+
+def encode_dump(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
+    """The text one ``DumpTensor`` call prints, as the twin's ``LogDump`` writes it.
+
+    The header names the dtype, the address in hexadecimal and the count; the first
+    ``dump_size`` elements follow in brackets, integers as integers, floating values as C's
+    ``%f`` prints them (six decimals).
+    """
+    values = np.asarray(tensor)[:dump_size]
+    if values.dtype.kind in "iub":
+        body = ", ".join(str(int(v)) for v in values)
+    else:
+        body = ", ".join(f"{float(v):f}" for v in values)
+    return (
+        f"DumpTensor: desc={desc}, addr={addr:#x}, data_type={values.dtype.name}, "
+        f"position={position}, dump_size={dump_size}\n[{body}]\n"
+    )
+
+
+def _encode_case(rng: np.random.Generator) -> tuple[np.ndarray, int, int, str, int]:
+    name = _ENCODE_DTYPES[int(rng.integers(len(_ENCODE_DTYPES)))]
+    size = int(rng.integers(2, 12))
+    if name.startswith("float"):
+        tensor = (rng.normal(size=size) * 10.0 ** rng.integers(-2, 3)).astype(name)
+    else:
+        info = np.iinfo(name)
+        tensor = rng.integers(max(info.min, -999), min(info.max, 999), size).astype(name)
     desc = int(rng.integers(0, 1000))
     addr = int(rng.integers(0, 6000)) * 32
-    data_type, position = ("float32", "UB") if rng.random() < 0.5 else ("float16", "GM")
-    values = np.round(rng.normal(size=int(rng.integers(1, 12))), 6)
-    body = ", ".join(f"{v:f}" for v in values)
-    text = (
-        f"DumpTensor: desc={desc}, addr={addr:#x}, data_type={data_type}, position={position}, "
-        f"dump_size={values.size}\n[{body}]\n"
-    )
-    return text, (desc, addr, data_type, position, values)
+    position = "UB" if rng.random() < 0.5 else "GM"
+    return tensor, desc, addr, position, int(rng.integers(1, size + 1))
 
 
-def check_decode_dump(function: Callable[[str], tuple] | None) -> Verdict:
-    """Exercise 3: decode one DumpTensor record into (desc, addr, data_type, position, values)."""
+def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
+    """Exercise 3: the text of one DumpTensor record for a tensor, desc, addr and dump_size."""
     if function is None:
         return UNANSWERED
     if not callable(function):
-        return wrong("write a function decode(text) that returns a tuple of five items")
+        return wrong("write a function encode(tensor, desc, addr, position, dump_size)")
     rng = np.random.default_rng(_RNG_SEED + 2)
-    for _ in range(20):
-        text, expected = _dump_text(rng)
-        got, failed = call_learner(function, text)
+    for _ in range(30):
+        tensor, desc, addr, position, dump_size = _encode_case(rng)
+        got, failed = call_learner(function, tensor.copy(), desc, addr, position, dump_size)
         if failed is not None:
             return failed
         if got is None:  # the scaffold, not yet written
             return UNANSWERED
-        if not isinstance(got, tuple | list) or len(got) != 5:
-            return wrong("return a tuple (desc, addr, data_type, position, values)")
-        desc, addr, data_type, position, values = got
-        same = (desc, addr, data_type, position) == expected[:4]
-        try:
-            same = same and np.array_equal(np.asarray(values, dtype=np.float64), expected[4])
-        except (TypeError, ValueError):
-            same = False
-        if not same:
+        expected = encode_dump(tensor, desc, addr, position, dump_size)
+        if not isinstance(got, str) or got.rstrip("\n") != expected.rstrip("\n"):
             return wrong(
-                f"for\n{text}your function returns {got!r}; hint: addr is written in "
-                "hexadecimal, and the values are the comma-separated numbers in brackets"
+                f"for a {tensor.dtype.name} tensor of {tensor.size} elements, desc={desc}, "
+                f"addr={addr}, position={position!r} and dump_size={dump_size} the twin prints\n"
+                f"{expected}and your function returns\n{got!r}\nhint: compare the header field "
+                "by field (how is addr written?), count the values, and mind how an integer "
+                "tensor's values print"
             )
-    return correct()
+    return correct("your records are the twin's, byte for byte, for floating and integer tensors")
 
 
 def check_dump_edit(answer: int | None, scratch: ScratchKernel) -> Verdict:

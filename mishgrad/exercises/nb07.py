@@ -77,63 +77,111 @@ def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Ve
     return correct(f"all {len(STATUS_CASES)} cases agree with the twin's phase 1")
 
 
-def _workspace(specs: list[tuple[tuple[int, ...], str]]) -> int:
-    with acl.Session("twin") as session:
-        tensors = [session.tensor(np.zeros(shape, DTYPES[name])) for shape, name in specs]
-        phase1 = acl.get_workspace_size(session, *tensors)
-        session.check(
-            session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
-        )
-        return phase1.workspace_size
+def _workspace(session: acl.Session, n: int, dtypes: tuple[str, str, str]) -> int:
+    """Phase 1's workspace on the twin for contiguous 1-D tensors of ``n`` elements."""
+    tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
+    phase1 = acl.get_workspace_size(session, *tensors)
+    session.check(session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor")
+    for tensor in tensors:  # a checker makes many tensors in one session: free them now
+        tensor.release()
+    return phase1.workspace_size
 
 
-def check_workspace_bytes(answer: object) -> Verdict:
-    """Workspace bytes on the twin for bfloat16 [6, 1], float16 [1, 10] into float32 [6, 10]."""
-    if answer is None:
+#: The checker's own cases for ``max_elements``: (budget in bytes, gradOutput, self, gradInput
+#: dtypes). Each needs at least one workspace buffer; none is printed in the notebook.
+BUDGET_CASES: Final[list[tuple[int, tuple[str, str, str]]]] = [
+    (1000, ("float16", "float32", "float32")),
+    (4096, ("bfloat16", "bfloat16", "float32")),
+    (5000, ("float16", "bfloat16", "float16")),
+    (777, ("float32", "float32", "float16")),
+    (100_000, ("float16", "float16", "bfloat16")),
+    (31, ("float16", "float32", "float32")),
+    (65_535, ("bfloat16", "float16", "bfloat16")),
+]
+
+
+def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> Verdict:
+    """The learner's ``max_elements(budget, grad, self, out)`` against the twin's phase 1.
+
+    The answer is the largest ``n`` whose workspace, for contiguous 1-D tensors of ``n``
+    elements of the three dtypes, fits in ``budget`` bytes: the twin's phase 1 must ask for at
+    most ``budget`` bytes at ``n`` and for more at ``n + 1``.
+    """
+    if learner is None:
         return UNANSWERED
-    expected = _workspace([((6, 1), "bfloat16"), ((1, 10), "float16"), ((6, 10), "float32")])
-    return equal_or_hint(
-        answer,
-        expected,
-        "which dtype does the kernel compute in, which inputs must be gathered (cast, "
-        "broadcast or strided), how many bytes is each gathered buffer, and what does "
-        "Reserve round each buffer up to?",
-    )
-
-
-def _freed_output_status() -> int:
-    """The twin's status when gradInput's memory is freed after phase 1 and allocated again."""
+    if not callable(learner):
+        return wrong("answer with a function max_elements(budget, grad, self, out dtypes)")
     with acl.Session("twin") as session:
-        tensors = [session.tensor(np.ones(16, np.float32)) for _ in range(3)]
-        phase1 = acl.get_workspace_size(session, *tensors)
-        session.free(tensors[2].address)
-        tensors[2].address = None  # freed: the session must not free it again
-        again = session.malloc(16 * 4)  # what a caching allocator might hand out next
-        session.lib.aclnnMishBackward(None, phase1.workspace_size, phase1.executor, session.stream)
+        for budget, dtypes in BUDGET_CASES:
+            got, failed = call_learner(learner, budget, *dtypes)
+            if failed is not None:
+                return failed
+            if got is None:  # the scaffold, not yet written
+                return UNANSWERED
+            if not isinstance(got, int | np.integer) or isinstance(got, bool) or got < 0:
+                return wrong("return a whole number of elements (0 or more)")
+            n = int(got)
+            fits = _workspace(session, n, dtypes) <= budget
+            if not fits or _workspace(session, n + 1, dtypes) <= budget:
+                return wrong(
+                    f"for {budget} bytes with gradOutput {dtypes[0]}, self {dtypes[1]} and "
+                    f"gradInput {dtypes[2]} your function returns {n}; the twin's phase 1 "
+                    "disagrees. Hint: which buffers does the plan hold for these dtypes, in which "
+                    "dtype, and what does each one's rounding do to the budget?"
+                )
+    return correct(f"all {len(BUDGET_CASES)} budgets agree with the twin's phase 1")
+
+
+#: The pool exercise: one aclrtMalloc of POOL_BYTES; the workspace is a slice at some offset.
+POOL_BYTES: Final = 1024
+#: Its tensors (shape, dtype name): gradOutput, self, gradInput, all contiguous.
+POOL_TENSORS: Final = (((3, 7), "bfloat16"), ((7,), "float32"), ((3, 7), "float32"))
+
+
+def _slice_accepted(session: acl.Session, offset: int) -> bool:
+    """Whether phase 2 and the stream succeed with the workspace at pool + offset."""
+    tensors = [session.tensor(np.ones(shape, DTYPES[name])) for shape, name in POOL_TENSORS]
+    phase1 = acl.get_workspace_size(session, *tensors)
+    pool = session.malloc(POOL_BYTES)
+    status = session.lib.aclnnMishBackward(
+        pool + offset, POOL_BYTES - offset, phase1.executor, session.stream
+    )
+    if status == 0:
         status = session.lib.aclrtSynchronizeStream(session.stream)
-        session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
-        session.free(again)
-        return status
+    else:  # refused: the executor never ran
+        session.lib.aclDestroyAclOpExecutor(phase1.executor)
+    session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
+    session.free(pool)
+    for tensor in tensors:  # a checker makes many tensors in one session: free them now
+        tensor.release()
+    return status == 0
 
 
-def check_freed_output(answer: object) -> Verdict:
-    """(the twin's status at synchronize, whether an NPU most likely reports an error)."""
+def largest_pool_offset() -> int:
+    """The largest byte offset into the pool at which the twin runs the call."""
+    with acl.Session("twin") as session:
+        return next(o for o in range(POOL_BYTES, -1, -1) if _slice_accepted(session, o))
+
+
+def check_pool_offset(answer: object) -> Verdict:
+    """(the largest offset the twin accepts, whether an NPU most likely reports an error there)."""
     if answer is None:
         return UNANSWERED
     if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return wrong("answer with a pair: (a status number, True or False)")
-    status, npu_reports = answer
-    if status != _freed_output_status():
+        return wrong("answer with a pair: (an offset in bytes, True or False)")
+    offset, npu_reports = answer
+    if offset != largest_pool_offset():
         return wrong(
-            "the twin: does allocating the same number of bytes again make the old tensor "
-            "live again? Read the twin's message for the freed-input row"
+            "the offset: how many bytes does phase 1 ask for with these tensors, how many does "
+            "the slice offer at that offset, and which of the twin's checks of phase 2 (size, "
+            "allocation, alignment) can still fail?"
         )
     if npu_reports is not False:
         return wrong(
-            "the NPU: where does freed memory go when a framework's caching allocator owns "
-            "it, and does a kernel's read or write of it fault?"
+            "the NPU: is a workspace carved out of memory allocated ahead a mistake, or what "
+            "CANN recommends?"
         )
-    return correct("the twin refuses (a twin-only check); an NPU most likely writes silently")
+    return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
 
 
 def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:

@@ -1,13 +1,13 @@
 """Checkers for notebook 10 (performance).
 
-The roofline time (write code), the cost of one more vector instruction in a scratch copy of
-the kernel (kernel edit), and v1's ridge bandwidth.
+The roofline time of an instruction mix with per-op cycles (write code), the cost of one more
+vector instruction in a scratch copy of the kernel (kernel edit), and v1's ridge bandwidth.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -20,61 +20,77 @@ from .numeric import close_or_hint
 
 #: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
 _CONFIGS = ((4, False), (4, True), (2, False), (2, True))
+#: The ops the exercise's instruction mixes draw from; Exp and Div get their own cycles.
+_OPS = ("Exp", "Div", "Mul", "Adds", "Select", "Cast")
 
 
 def reference_seconds(
     n: int,
     dtype_size: int,
     has_tanhx: bool,
-    instructions: int,
+    counts: Mapping[str, int],
+    op_cycles: Mapping[str, float],
     cores: int,
     clock_hz: float,
     bandwidth: float,
-    cycles_per_repeat: float,
 ) -> float:
-    """The roofline's steady-state time of ``n`` elements, from :mod:`mishgrad.roofline`."""
+    """The roofline's steady-state time of ``n`` elements, from :mod:`mishgrad.roofline`.
+
+    ``counts`` gives vector instructions per element by op; ``op_cycles`` the cycles per
+    256-byte repeat of particular ops, the others taking one cycle.
+    """
     chip = Platform("exercise", 196_608, cores, select_uses_scratch=True)  # an A2-like chip
-    model = PipelineModel(bandwidth, cores, clock_hz, cycles_per_repeat)
-    line = roofline.Roofline(chip, model)
-    cost = roofline.KernelCost(dtype_size, has_tanhx, {"vector": instructions})
+    model = PipelineModel(bandwidth, cores, clock_hz, 1.0)
+    line = roofline.Roofline(chip, model, dict(op_cycles))
+    cost = roofline.KernelCost(dtype_size, has_tanhx, dict(counts))
     rate = min(line.memory_elements_per_second(cost), line.vector_elements_per_second(cost))
     return n / rate
 
 
+def _roofline_case(rng: np.random.Generator) -> tuple:
+    dtype_size, has_tanhx = _CONFIGS[rng.integers(len(_CONFIGS))]
+    counts = {op: int(rng.integers(1, 9)) for op in _OPS if rng.random() < 0.8 or op == "Exp"}
+    op_cycles = {op: float(rng.choice([2.0, 3.0, 4.0, 8.0])) for op in ("Exp", "Div")}
+    return (
+        int(rng.integers(10**6, 10**10)),
+        dtype_size,
+        has_tanhx,
+        counts,
+        op_cycles,
+        int(rng.choice([20, 24, 30, 32, 40, 48, 64])),
+        float(rng.uniform(0.8e9, 2.2e9)),
+        float(rng.uniform(0.4e12, 3.2e12)),
+    )
+
+
 def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
-    """``function(n, bytes_per_element, instructions, cores, clock_hz, bandwidth, cycles)``."""
+    """``function(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth)``."""
     if function is None:
         return UNANSWERED
     if not callable(function):
-        return wrong("write a function roofline_seconds(n, bytes_per_element, …)")
+        return wrong("write a function roofline_seconds(n, dtype_size, has_tanhx, counts, …)")
     rng = np.random.default_rng(1010)
     for _ in range(40):
-        dtype_size, has_tanhx = _CONFIGS[rng.integers(len(_CONFIGS))]
-        parameters = (
-            int(rng.integers(10**6, 10**10)),
-            int(rng.integers(8, 80)),
-            int(rng.choice([20, 24, 30, 32, 40, 48, 64])),
-            float(rng.uniform(0.8e9, 2.2e9)),
-            float(rng.uniform(0.4e12, 3.2e12)),
-            float(rng.choice([1.0, 2.0, 4.0])),
-        )
-        n, instructions, cores, clock, bandwidth, cycles = parameters
-        bytes_per_element = (3 if has_tanhx else 2) * dtype_size + dtype_size
-        args = (n, bytes_per_element, instructions, cores, clock, bandwidth, cycles)
-        result, failure = call_learner(function, *args)
+        case = _roofline_case(rng)
+        result, failure = call_learner(function, *case[:3], dict(case[3]), dict(case[4]), *case[5:])
         if failure is not None:
             return failure
-        expected = reference_seconds(
-            n, dtype_size, has_tanhx, instructions, cores, clock, bandwidth, cycles
-        )
+        if result is None:  # the scaffold, not yet written
+            return UNANSWERED
+        expected = reference_seconds(*case)
         try:
             ok = math.isclose(float(result), expected, rel_tol=1e-9)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             return wrong("return the time in seconds, a number")
         if not ok:
+            n, dtype_size, has_tanhx = case[:3]
+            tanhx = "read" if has_tanhx else "absent"
             return wrong(
-                "compare the memory time (all bytes over the bandwidth) with the vector time "
-                "(every core works on its share; 64 float32 elements per repeat)"
+                f"for n = {n}, {dtype_size}-byte tensors, tanhx {tanhx}, "
+                f"counts {case[3]}, op cycles {case[4]}, {case[5]} cores, {case[6]:.4g} Hz and "
+                f"{case[7]:.4g} B/s your function returns {result!r}; hint: which tensors cross "
+                "the memory bus, and on what data (and so how many elements per repeat) does "
+                "every vector instruction work, whatever the tensors' dtype?"
             )
     return correct("your roofline agrees with mishgrad.roofline on 40 random configurations")
 

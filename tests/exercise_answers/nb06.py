@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from itertools import accumulate
 
 import numpy as np
@@ -32,23 +31,26 @@ def count_of_enqueues(ops: str) -> int | None:
     return ops.count("E")
 
 
-def decode(text: str) -> tuple:
-    header, body = text.strip().split("\n")
-    fields = dict(part.split("=") for part in header.removeprefix("DumpTensor: ").split(", "))
-    values = np.array([float(v) for v in body.strip("[]").split(",")])
-    return (
-        int(fields["desc"]),
-        int(fields["addr"], 16),
-        fields["data_type"],
-        fields["position"],
-        values,
+def encode(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
+    shown = tensor[:dump_size]
+    if np.issubdtype(shown.dtype, np.integer):
+        values = [str(v) for v in shown.tolist()]
+    else:
+        values = [format(v, "f") for v in shown.astype(np.float64).tolist()]
+    header = (
+        f"DumpTensor: desc={desc}, addr={hex(addr)}, data_type={shown.dtype}, "
+        f"position={position}, dump_size={dump_size}"
     )
+    return header + "\n[" + ", ".join(values) + "]\n"
 
 
-def decode_addr_as_decimal(text: str) -> tuple:
-    desc, _, data_type, position, values = decode(text)
-    addr = int(re.search(r"addr=0x([0-9a-f]+)", text).group(1))
-    return desc, addr, data_type, position, values
+def encode_every_value_as_float(
+    tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int
+) -> str:
+    # Prints an integer tensor with %f too, as a float tensor would be.
+    return encode(tensor.astype(np.float64), desc, addr, position, dump_size).replace(
+        "data_type=float64", f"data_type={tensor.dtype}"
+    )
 
 
 DUMP_LINE = "        LocalTensor<T> x = xQueue_.template DeQue<T>();\n"
@@ -56,7 +58,7 @@ DUMP_LINE = "        LocalTensor<T> x = xQueue_.template DeQue<T>();\n"
 CASES = [
     Case(nb06.check_steady_state_period, right=period, wrong=period_of_the_busiest_engine),
     Case(nb06.check_needed_depth, right=needed_depth, wrong=count_of_enqueues),
-    Case(nb06.check_decode_dump, right=decode, wrong=decode_addr_as_decimal),
+    Case(nb06.check_encode_dump, right=encode, wrong=encode_every_value_as_float),
     Case(
         nb06.check_dump_edit,
         right=17,

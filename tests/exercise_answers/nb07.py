@@ -42,10 +42,30 @@ def phase1_status_without_output_shape(grad, self, out):
     return 0
 
 
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+ALIGN = 32  # the twin's kWorkspaceAlign
+
+
+def max_elements(budget, grad_dtype, self_dtype, out_dtype):
+    # The plan: one buffer per input cast to the computation dtype, one for the result when
+    # gradInput's dtype differs; each rounded up to ALIGN bytes.
+    compute = grad_dtype if grad_dtype == self_dtype else "float32"
+    buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
+    per_buffer = budget // buffers // ALIGN * ALIGN
+    return per_buffer // ITEMSIZE[compute]
+
+
+def max_elements_without_rounding(budget, grad_dtype, self_dtype, out_dtype):
+    # A plausible mistake: the buffers are not rounded up to the alignment.
+    compute = grad_dtype if grad_dtype == self_dtype else "float32"
+    buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
+    return budget // buffers // ITEMSIZE[compute]
+
+
 CASES = [
     Case(nb07.check_phase1_status, right=phase1_status, wrong=phase1_status_without_output_shape),
-    Case(nb07.check_workspace_bytes, right=512, wrong=480),
-    Case(nb07.check_freed_output, right=(507015, False), wrong=(0, False)),
+    Case(nb07.check_max_elements, right=max_elements, wrong=max_elements_without_rounding),
+    Case(nb07.check_pool_offset, right=(832, False), wrong=(830, False)),
     Case(
         nb07.check_max_dims_edit,
         right=(0, 161002),

@@ -6,17 +6,24 @@ from exercise_answers import Case, replace_in
 from mishgrad.exercises import nb10
 
 
-def roofline_seconds(n, bytes_per_element, instructions, cores, clock_hz, bandwidth, cycles):
+def roofline_seconds(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth):
+    bytes_per_element = (3 if has_tanhx else 2) * dtype_size + dtype_size
+    cycles_per_repeat = sum(k * op_cycles.get(op, 1.0) for op, k in counts.items())
     memory = n * bytes_per_element / bandwidth
-    vector = n * instructions * cycles / (64 * cores * clock_hz)
+    vector = n * cycles_per_repeat / (64 * cores * clock_hz)  # float32 repeats: 64 elements
     return max(memory, vector)
 
 
-def roofline_seconds_one_core(
-    n, bytes_per_element, instructions, cores, clock_hz, bandwidth, cycles
+def roofline_seconds_repeats_of_the_dtype(
+    n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth
 ):
-    # A plausible mistake: the vector work is not shared among the cores.
-    return max(n * bytes_per_element / bandwidth, n * instructions * cycles / (64 * clock_hz))
+    # A plausible mistake: 16-bit tensors counted as 128 elements per repeat, though the kernel
+    # computes in float32.
+    bytes_per_element = (3 if has_tanhx else 2) * dtype_size + dtype_size
+    cycles_per_repeat = sum(k * op_cycles.get(op, 1.0) for op, k in counts.items())
+    memory = n * bytes_per_element / bandwidth
+    vector = n * cycles_per_repeat / (256 // dtype_size * cores * clock_hz)
+    return max(memory, vector)
 
 
 def _add_one_instruction(scratch):
@@ -36,7 +43,11 @@ def _add_one_instruction(scratch):
 
 
 CASES = [
-    Case(nb10.check_roofline_time, right=roofline_seconds, wrong=roofline_seconds_one_core),
+    Case(
+        nb10.check_roofline_time,
+        right=roofline_seconds,
+        wrong=roofline_seconds_repeats_of_the_dtype,
+    ),
     Case(
         nb10.check_added_instruction_cost,
         right=3 / 64,
