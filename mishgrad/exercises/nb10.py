@@ -16,7 +16,7 @@ from ..platforms import Platform
 from ..scratch import ScratchKernel
 from ..trace import PipelineModel
 from . import UNANSWERED, Verdict, call_learner, correct, wrong
-from .numeric import close_or_hint
+from .learner import close_or_hint
 
 #: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
 _CONFIGS = ((4, False), (4, True), (2, False), (2, True))
