@@ -33,9 +33,10 @@ from .dtypes import as_dtype, from_ordered, ordered
 #: and for large |x| (the tests compare with 150-digit mpmath).
 MP_DIGITS: Final = 60
 
-#: Relative error allowance of the float64 evaluation, in units of 2**-53. A dozen
-#: roundings and one ``exp`` (< 1 ulp) cannot reach 64 of them; the slack only sends
-#: a few more points to mpmath.
+#: Relative error allowance of the float64 evaluation, in units of 2**-53 times |t| + |p|.
+#: Counting the roundings of the positive-only form (and ``exp`` within 1 ulp) bounds the
+#: error by 33 units to first order (notebook 02 derives it); the slack only sends a few
+#: more points to mpmath.
 _F64_ERROR_UNITS: Final = 64.0
 _UNIT: Final = 2.0**-53
 
