@@ -9,11 +9,13 @@ parameters that no cell prints, so an answer cannot be copied from an output on 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 Status = Literal["unanswered", "correct", "wrong"]
+Checker = TypeVar("Checker", bound=Callable[..., "Verdict"])
 
 
 @dataclass(frozen=True)
@@ -62,3 +64,24 @@ def call_learner(function: Callable[..., object], *args: object) -> tuple[object
         return function(*args), None
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
         return None, wrong(f"your function raised {type(error).__name__}: {error}")
+
+
+def learner_function(usage: str) -> Callable[[Checker], Checker]:
+    """Decorate a checker whose answer is a function the learner writes.
+
+    The checker then only sees a callable: ``None`` (the scaffold, untouched) is
+    ``UNANSWERED`` and anything else that is not callable is ``wrong(usage)``.
+    """
+
+    def decorate(checker: Checker) -> Checker:
+        @functools.wraps(checker)
+        def checked(function: object, *args: object) -> Verdict:
+            if function is None:
+                return UNANSWERED
+            if not callable(function):
+                return wrong(usage)
+            return checker(function, *args)
+
+        return checked  # type: ignore[return-value]
+
+    return decorate

@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from mishgrad import symbolic
-from mishgrad.exercises import UNANSWERED, Verdict, call_learner, correct, wrong
+from mishgrad.exercises import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
 from mishgrad.scratch import ScratchKernel
 
 #: Where the learner's d(x) is evaluated: both signs, the root, the extremes of d, and
@@ -91,12 +91,9 @@ def check_crossing(answer: object) -> Verdict:
     )
 
 
+@learner_function("pass the function itself: check_dmish(dmish)")
 def check_dmish(dmish: object) -> Verdict:
     """Exercise 4 (write code): a float64 NumPy d(x), accurate on both signs, no overflow."""
-    if dmish is None:
-        return UNANSWERED
-    if not callable(dmish):
-        return wrong("pass the function itself: check_dmish(dmish)")
     points = np.array(DMISH_POINTS)
     with np.errstate(all="ignore"):
         got, failed = call_learner(dmish, points.copy())

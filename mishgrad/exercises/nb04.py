@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import platforms, tiling, twin
 from ..scratch import ScratchKernel
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
 
 #: (n, element size, has tanhx, cores) the v1-split checker tries: edges no cell prints.
 V1_SPLIT_CASES = (
@@ -35,12 +35,9 @@ EDIT_PLATFORM = "910B3"
 SCRATCH_HEADER = "common/mish_grad_tiling.h"
 
 
+@learner_function("pass the function itself (its name, without calling it)")
 def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> Verdict:
     """Exercise 1: ``function(n, dtype_size, has_tanhx, cores)`` returns v1's split."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("pass the function itself (its name, without calling it)")
     for n, size, has_tanhx, cores in V1_SPLIT_CASES:
         got, error = call_learner(function, n, size, has_tanhx, cores)
         if error is not None:

@@ -15,7 +15,7 @@ from functools import partial
 import numpy as np
 
 from mishgrad import oracle, twin
-from mishgrad.exercises import UNANSWERED, Verdict, call_learner, correct, wrong
+from mishgrad.exercises import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
 from mishgrad.scratch import ScratchKernel
 
 #: The file of the scratch copy that the kernel-edit exercise changes.
@@ -96,12 +96,9 @@ def _tanhx_inputs() -> tuple[np.ndarray, np.ndarray]:
     return x, oracle.tanh_softplus_oracle(x).astype(np.float32)
 
 
+@learner_function("pass your function itself (its name, without parentheses)")
 def check_tanhx_model(function: Callable[..., object] | None) -> Verdict:
     """Exercise 2: a NumPy transcription ``f(x, t, exp, div)`` of ``DerivativeFromTanhx``."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("pass your function itself (its name, without parentheses)")
     x, t = _tanhx_inputs()
     for model in MODELS:
         exp = partial(twin.native_exp, numerics=model)
@@ -144,12 +141,9 @@ TAIL_CASES = tuple(
 )
 
 
+@learner_function("pass your function itself (its name, without parentheses)")
 def check_tail(function: Callable[..., object] | None) -> Verdict:
     """Exercise 3: ``f(length, itemsize) -> (copy op, bytes it moves, Compute's count)``."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("pass your function itself (its name, without parentheses)")
     for length, itemsize in TAIL_CASES:
         result, failure = call_learner(function, length, itemsize)
         if failure is not None:

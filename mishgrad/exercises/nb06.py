@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import trace
 from ..scratch import ScratchKernel
-from . import UNANSWERED, Verdict, call_learner, correct, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
 
 _RNG_SEED = 606
 
@@ -35,12 +35,9 @@ def _measured_period(stages: tuple[int, int, int], buffers: int) -> float:
     return (span(64) - span(32)) / 32
 
 
+@learner_function("write a function period(copy_in, compute, copy_out, buffers)")
 def check_steady_state_period(function: Callable[[int, int, int, int], float] | None) -> Verdict:
     """Exercise 1: cycles per tile of a long run of equal tiles, for any number of buffers."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("write a function period(copy_in, compute, copy_out, buffers)")
     rng = np.random.default_rng(_RNG_SEED)
     for _ in range(40):
         stages = tuple(int(v) for v in rng.integers(1, 200, 3))
@@ -63,12 +60,9 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     )
 
 
+@learner_function("write a function needed_depth(ops) for a string of 'E' and 'D'")
 def check_needed_depth(function: Callable[[str], int | None] | None) -> Verdict:
     """Exercise 2: the smallest TQue depth an EnQue/DeQue sequence needs (None: it is wrong)."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("write a function needed_depth(ops) for a string of 'E' and 'D'")
     rng = np.random.default_rng(_RNG_SEED + 1)
     cases = [
         "".join(rng.choice(["E", "D"], size=int(rng.integers(1, 14)), p=[0.6, 0.4]))
@@ -168,12 +162,9 @@ def _encode_case(rng: np.random.Generator) -> tuple[np.ndarray, int, int, str, i
     return tensor, desc, addr, position, int(rng.integers(1, size + 1))
 
 
+@learner_function("write a function encode(tensor, desc, addr, position, dump_size)")
 def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
     """Exercise 3: the text of one DumpTensor record for a tensor, desc, addr and dump_size."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("write a function encode(tensor, desc, addr, position, dump_size)")
     rng = np.random.default_rng(_RNG_SEED + 2)
     for _ in range(30):
         tensor, desc, addr, position, dump_size = _encode_case(rng)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import acl
 from ..dtypes import DTYPES
 from ..scratch import ScratchKernel
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
 
 #: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
 Spec = tuple[tuple[int, ...], str] | None
@@ -51,16 +51,13 @@ def _twin_status(session: acl.Session, specs: tuple[Spec, Spec, Spec]) -> int:
     return phase1.status
 
 
+@learner_function("answer with a function phase1_status(grad, self, out)")
 def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
     """The learner's ``phase1_status(grad, self, out)`` against the twin's phase 1.
 
     Each argument is ``None`` (a null pointer) or ``(shape, dtype name)``; the function
     returns the status code phase 1 returns.
     """
-    if learner is None:
-        return UNANSWERED
-    if not callable(learner):
-        return wrong("answer with a function phase1_status(grad, self, out)")
     with acl.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
@@ -100,6 +97,7 @@ BUDGET_CASES: Final[list[tuple[int, tuple[str, str, str]]]] = [
 ]
 
 
+@learner_function("answer with a function max_elements(budget, grad, self, out dtypes)")
 def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> Verdict:
     """The learner's ``max_elements(budget, grad, self, out)`` against the twin's phase 1.
 
@@ -107,10 +105,6 @@ def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> V
     elements of the three dtypes, fits in ``budget`` bytes: the twin's phase 1 must ask for at
     most ``budget`` bytes at ``n`` and for more at ``n + 1``.
     """
-    if learner is None:
-        return UNANSWERED
-    if not callable(learner):
-        return wrong("answer with a function max_elements(budget, grad, self, out dtypes)")
     with acl.Session("twin") as session:
         for budget, dtypes in BUDGET_CASES:
             got, failed = call_learner(learner, budget, *dtypes)

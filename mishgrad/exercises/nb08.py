@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import acl
 from ..dtypes import DTYPES
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
 
 Shape = tuple[int, ...]
 
@@ -48,12 +48,9 @@ def _numpy_broadcast(a: Shape, b: Shape) -> Shape | None:
         return None
 
 
+@learner_function("answer with a function broadcast_shape(a, b)")
 def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None) -> Verdict:
     """The learner's ``broadcast_shape(a, b)``: the broadcast shape as a tuple, or None."""
-    if learner is None:
-        return UNANSWERED
-    if not callable(learner):
-        return wrong("answer with a function broadcast_shape(a, b)")
     for a, b in BROADCAST_CASES:
         got, failed = call_learner(learner, a, b)
         if failed is not None:
@@ -68,12 +65,9 @@ def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None
     return correct(f"all {len(BROADCAST_CASES)} pairs agree with NumPy's rule")
 
 
+@learner_function("answer with a function transposed_strides(shape, axes)")
 def check_transposed_strides(learner: Callable[[Shape, Shape], Shape] | None) -> Verdict:
     """The learner's ``transposed_strides(shape, axes)``, in elements, against NumPy."""
-    if learner is None:
-        return UNANSWERED
-    if not callable(learner):
-        return wrong("answer with a function transposed_strides(shape, axes)")
     for shape, axes in TRANSPOSE_CASES:
         view = np.zeros(shape, np.float32).transpose(axes)
         expected = tuple(s // view.itemsize for s in view.strides)

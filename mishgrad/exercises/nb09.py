@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import dtypes, oracle, precision
-from . import UNANSWERED, Verdict, call_learner, correct, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
 from .learner import number_verdict
 
 #: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
@@ -43,12 +43,9 @@ def _goldens(name: str, seed: int = 909) -> np.ndarray:
     return values.astype(dtypes.as_dtype(name)).astype(np.float64)
 
 
+@learner_function("write a function allowed_ulps(golden, dtype_name) and pass it")
 def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
     """``function(golden, dtype_name)`` must return MARE's allowance in ULPs of each golden."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("write a function allowed_ulps(golden, dtype_name) and pass it")
     for name in _FORMATS:
         golden = _goldens(name)
         result, failure = call_learner(function, golden.copy(), name)

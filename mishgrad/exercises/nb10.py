@@ -15,7 +15,7 @@ from .. import roofline, upstream
 from ..platforms import Platform
 from ..scratch import ScratchKernel
 from ..trace import PipelineModel
-from . import UNANSWERED, Verdict, call_learner, correct, wrong
+from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
 from .learner import close_or_hint
 
 #: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
@@ -63,12 +63,9 @@ def _roofline_case(rng: np.random.Generator) -> tuple:
     )
 
 
+@learner_function("write a function roofline_seconds(n, dtype_size, has_tanhx, counts, …)")
 def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
     """``function(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth)``."""
-    if function is None:
-        return UNANSWERED
-    if not callable(function):
-        return wrong("write a function roofline_seconds(n, dtype_size, has_tanhx, counts, …)")
     rng = np.random.default_rng(1010)
     for _ in range(40):
         case = _roofline_case(rng)

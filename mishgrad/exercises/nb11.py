@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Final
 
 from mishgrad import opsnn
-from mishgrad.exercises import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from mishgrad.exercises import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    correct,
+    equal_or_hint,
+    learner_function,
+    wrong,
+)
 
 #: The files of the checkers' operator, and a header of a neighbouring operator.
 OPERATOR_FILES: Final = (
@@ -69,6 +77,7 @@ def _expected(op_dir: Path, source: str, name: str, target: str) -> str | None:
     return None if found is None else found.relative_to(op_dir.resolve()).as_posix()
 
 
+@learner_function("pass the function itself: check_resolver(resolves_to)")
 def check_resolver(resolves_to: object) -> Verdict:
     """Exercise 1 (write code): ``resolves_to(op_dir, source, name, target)``.
 
@@ -76,10 +85,6 @@ def check_resolver(resolves_to: object) -> Verdict:
     ``#include "name"`` in ``source`` resolves to when ops-nn compiles it as ``target``, or
     None when no file of the operator answers (CANN's headers, or nothing).
     """
-    if resolves_to is None:
-        return UNANSWERED
-    if not callable(resolves_to):
-        return wrong("pass the function itself: check_resolver(resolves_to)")
     with tempfile.TemporaryDirectory() as folder:
         op_dir = _operator(Path(folder))
         answers = []
