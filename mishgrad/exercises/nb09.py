@@ -1,6 +1,6 @@
 """Checkers for notebook 09 (precision).
 
-MARE's allowance in ULPs (write code), the smallest float16 golden value at which a one-ULP
+MARE's allowance in ULPs (write code), the smallest float16 golden value at which a two-ULP
 error passes, and how large a float16 test must be to reach the stretch where a t + p form
 fails.
 """
@@ -70,23 +70,24 @@ def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
 
 
 #: The allowance exercise: the smallest positive float16 golden value at which an error of
-#: one ULP of that value passes MARE's limit.
+#: two ULPs of that value passes MARE's limit (notebook 11 prints the one-ULP value).
 _ALLOWANCE_DTYPE = "float16"
+_ALLOWANCE_ULPS = 2
 
 
-def one_ulp_passes_from() -> float:
-    """The smallest positive golden value of the dtype whose one-ULP error passes MARE's limit."""
+def ulps_pass_from(ulps: int = _ALLOWANCE_ULPS) -> float:
+    """The smallest positive golden value of the dtype at which an error of ``ulps`` ULPs passes."""
     positive = dtypes.all_values(_ALLOWANCE_DTYPE)
     positive = positive[positive > 0].astype(np.float64)
-    passes = ulp_of(positive, _ALLOWANCE_DTYPE) < precision.allowed_abs_error(
+    passes = ulps * ulp_of(positive, _ALLOWANCE_DTYPE) < precision.allowed_abs_error(
         positive, _ALLOWANCE_DTYPE
     )
     return float(positive[passes].min())
 
 
 def check_allowance(answer: object) -> Verdict:
-    """The smallest positive float16 golden value at which a one-ULP error passes MARE."""
-    expected = one_ulp_passes_from()
+    """The smallest positive float16 golden value at which a two-ULP error passes MARE."""
+    expected = ulps_pass_from()
     return number_verdict(
         answer,
         dtypes.as_dtype(_ALLOWANCE_DTYPE),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from exercise_answers import Case
@@ -25,10 +27,19 @@ def allowed_ulps_without_floor(golden, dtype_name):
     return 10 * _T[dtype_name] * np.abs(golden) / _ulp(golden, dtype_name)
 
 
+def _ulps_pass_from(ulps):
+    # float16 values below 2**-14 are subnormals, all one ULP 2**-24 apart: the smallest
+    # k 2**-24 with ulps 2**-24 < 10 T (k 2**-24 + 1e-7), MARE's limit with its floor.
+    step, limit = 2.0**-24, 10 * _T["float16"]
+    k = math.floor((ulps * step / limit - 1e-7) / step) + 1
+    assert k * step < 2.0**-14  # still a subnormal, so the ULP is the step
+    return k * step
+
+
 CASES = [
     Case(nb09.check_allowed_ulps, right=allowed_ulps, wrong=allowed_ulps_without_floor),
-    # 101 and 103 float16 subnormal steps: with the floor 1e-7, and without it.
-    Case(nb09.check_allowance, right=101 * 2.0**-24, wrong=103 * 2.0**-24),
+    # Two ULPs; the wrong answer is the one-ULP value (printed in notebook 11).
+    Case(nb09.check_allowance, right=_ulps_pass_from(2), wrong=_ulps_pass_from(1)),
     # The float32 stretch (printed in the notebook) would give 6.
     Case(nb09.check_sample_size, right=3, wrong=6),
 ]
