@@ -7,7 +7,7 @@ import pytest
 
 from mishgrad.exercises import nb02, nb03
 
-WRITE_CODE = [nb02.check_next_up, nb03.check_b1_float16]
+WRITE_CODE = [nb02.check_to_bfloat16_bits, nb03.check_b1_float16]
 NUMBERS = [nb02.check_exp3x, nb02.check_bfloat16_count, nb03.check_one_plus_e]
 
 
@@ -18,7 +18,7 @@ def _raises(x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("checker", WRITE_CODE, ids=lambda c: c.__name__)
 @pytest.mark.parametrize(
     "garbage",
-    [42, "next_up", _raises, lambda x: x.astype(np.float64), lambda x: x[:-1]],
+    [42, "to_bfloat16_bits", _raises, lambda x: x.astype(np.float64), lambda x: x[:-1]],
     ids=["number", "string", "raises", "wrong dtype", "wrong shape"],
 )
 def test_write_code_checkers_reject_garbage(checker, garbage) -> None:

@@ -11,13 +11,17 @@ from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
 
 
 def learner_result(
-    function: Callable[[np.ndarray], object] | None, x: np.ndarray, usage: str
+    function: Callable[[np.ndarray], object] | None,
+    x: np.ndarray,
+    usage: str,
+    dtype: np.dtype | None = None,
 ) -> tuple[np.ndarray | None, Verdict | None]:
     """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
 
     The verdict is ``UNANSWERED`` for ``None`` (or a function still returning ``None``), and
     ``wrong`` for something that is not a function, a function that raises, or a result whose
-    dtype or shape differs from ``x``'s. ``usage`` shows how to pass the function.
+    shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s). ``usage``
+    shows how to pass the function.
     """
     if function is None:
         return None, UNANSWERED
@@ -30,8 +34,9 @@ def learner_result(
     if result is None:
         return None, UNANSWERED
     result = np.asarray(result)
-    if result.dtype != x.dtype or result.shape != x.shape:
-        return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return one of the same")
+    dtype = x.dtype if dtype is None else dtype
+    if result.dtype != dtype or result.shape != x.shape:
+        return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one")
     return result, None
 
 

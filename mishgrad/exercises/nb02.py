@@ -1,7 +1,8 @@
 """Checkers for notebook 02 (floats, ULPs and overflow).
 
 Every expected answer is computed here from parameters the notebook does not print: the
-arrays a learner's ``next_up`` is called on are drawn with a seed of this module's own.
+float32 bit patterns a learner's ``to_bfloat16_bits`` rounds are drawn with a seed of this
+module's own, beside named edge cases.
 """
 
 from __future__ import annotations
@@ -12,42 +13,69 @@ from typing import Final
 import numpy as np
 
 from .. import dtypes, thresholds
-from . import Verdict, correct, equal_or_hint, wrong
+from . import Verdict, correct, equal_or_hint, learner_function, wrong
 from .learner import learner_number, learner_result, number_verdict
 
-#: Seed of the arrays ``check_next_up`` feeds the learner's function (not printed anywhere).
+#: Seed of the float32 bit patterns ``check_to_bfloat16_bits`` rounds (not printed anywhere).
 _SEED: Final = 90210
+#: float32 bit patterns by name: the values whose rounding goes wrong first.
+_NAMED_BITS: Final = (
+    0x00000000, 0x80000000,  # +0, -0
+    0x7F800000, 0xFF800000,  # +inf, -inf
+    0x7F7FFFFF, 0xFF7FFFFF,  # +-FLT_MAX: round up to +-inf
+    0x7F7F8000, 0x7F7F7FFF,  # a tie above bfloat16's largest value (odd: up to inf); just below
+    0x00000001, 0x807FFFFF, 0x00008000, 0x00018000,  # subnormals: the smallest, largest, ties
+    0x3F808000, 0x3F818000, 0x3F80FFFF, 0x3FFFFFFF,  # ties to even (down, up); up a binade
+    0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FFFFFFF,  # quiet and signaling NaNs
+)
 
 
-def _next_up_probe(dtype: np.dtype) -> np.ndarray:
-    """Random finite values of ``dtype`` of both signs, and the edge cases by name."""
-    width = 8 * dtype.itemsize
-    raw = np.random.default_rng(_SEED).integers(0, 1 << width, 4000, dtype=np.uint64)
-    values = raw.astype(f"uint{width}").view(dtype)
-    values = values[np.isfinite(values)]
-    info = np.finfo(dtype)
-    edges = [0.0, -0.0, info.smallest_subnormal, -info.smallest_subnormal, info.tiny, -info.tiny]
-    edges += [1.0, -1.0, info.max, -info.max]
-    return np.concatenate([values, np.array(edges, dtype=dtype)])
+def _bfloat16_probe() -> np.ndarray:
+    """float32 bit patterns: random ones, exact ties, near-ties, subnormals and the named ones."""
+    rng = np.random.default_rng(_SEED)
+
+    def draw(bits: int, count: int) -> np.ndarray:
+        return rng.integers(0, 1 << bits, count, dtype=np.uint64).astype(np.uint32)
+
+    kept = draw(16, 600) << np.uint32(16)  # random upper halves, then three lower halves each
+    lower = np.array([0x8000, 0x7FFF, 0x8001], dtype=np.uint32)
+    near_ties = (kept[:, None] | lower).ravel()
+    subnormals = draw(23, 300) | (draw(1, 300) << np.uint32(31))
+    named = np.array(_NAMED_BITS, dtype=np.uint32)
+    return np.concatenate([draw(32, 4000), near_ties, subnormals, named])
 
 
-def check_next_up(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
-    """Write-code: ``next_up(x)`` returns the next larger float of x's dtype, elementwise."""
-    for dtype in (dtypes.float16, dtypes.float32):
-        x = _next_up_probe(dtype)
-        result, verdict = learner_result(function, x, "check_next_up(next_up)")
-        if verdict is not None:
-            return verdict
-        with np.errstate(over="ignore"):  # the largest finite value steps to inf
-            expected = np.nextafter(x, np.array(np.inf, dtype=dtype))
-        # +0 and -0 are the same value: compare on the ordered keys.
-        if not np.array_equal(dtypes.ordered(result), dtypes.ordered(expected)):
-            return wrong(
-                f"not right for some {dtype.name} inputs — hint: the bits of a positive float "
-                "grow with its value, those of a negative float shrink as it grows; and which "
-                "float comes right after -0?"
-            )
-    return correct("next_up is right for float16 and float32")
+def _is_quiet_nan(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 patterns that are NaN with the quiet bit (the fraction's top bit) set."""
+    return ((bits & 0x7F80) == 0x7F80) & ((bits & 0x0040) != 0)
+
+
+@learner_function("pass your function itself: check_to_bfloat16_bits(to_bfloat16_bits)")
+def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verdict:
+    """Write-code: float32 bit patterns to bfloat16 ones, rounded to nearest, ties to even.
+
+    Compared bit for bit with ml_dtypes' conversion; for a NaN input any quiet NaN is right.
+    """
+    bits = _bfloat16_probe()
+    result, verdict = learner_result(
+        function, bits, "check_to_bfloat16_bits(to_bfloat16_bits)", np.dtype(np.uint16)
+    )
+    if verdict is not None:
+        return verdict
+    with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN
+        expected = bits.view(np.float32).astype(dtypes.bfloat16).view(np.uint16)
+    nan = np.isnan(bits.view(np.float32))
+    if not np.all(_is_quiet_nan(result[nan])):
+        return wrong("a NaN must stay NaN: all exponent bits set and the quiet bit 0x0040 set")
+    if not np.array_equal(result[~nan], expected[~nan]):
+        return wrong(
+            "not bit for bit right for some inputs — hint: which bits are dropped, and when "
+            "does the kept part go up? Look at inputs whose dropped part is exactly one half"
+        )
+    return correct(
+        "rounding on the bits carries into the exponent by itself: a value moves up a binade, "
+        "or to infinity, with no special case"
+    )
 
 
 def check_exp3x(answer: object) -> Verdict:

@@ -4,29 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from mishgrad.exercises.nb02 import check_bfloat16_count, check_exp3x, check_next_up
+from mishgrad.exercises.nb02 import check_bfloat16_count, check_exp3x, check_to_bfloat16_bits
 
 from . import Case
 
 
-def _next_up(x: np.ndarray) -> np.ndarray:
-    """Next larger float by the bits: +1 for x >= 0 (and -0), -1 for x < 0."""
-    unsigned = x.view(f"uint{8 * x.itemsize}")
-    sign = unsigned >> (8 * x.itemsize - 1)
-    magnitude = unsigned & ((1 << (8 * x.itemsize - 1)) - 1)
-    negative = (sign == 1) & (magnitude != 0)
-    bits = np.where(negative, unsigned - 1, np.where(sign == 1, 1, magnitude + 1))
-    return bits.astype(unsigned.dtype).view(x.dtype)
+def _to_bfloat16_bits(bits: np.ndarray) -> np.ndarray:
+    """Round to nearest, ties to even, on the bits; a NaN gets the quiet bit."""
+    wide = bits.astype(np.uint64)  # room for the carry above 0xFFFFFFFF
+    kept_is_odd = (wide >> 16) & 1
+    rounded = (wide + 0x7FFF + kept_is_odd) >> 16  # an exact half goes up only from an odd kept part
+    nan = (wide & 0x7FFFFFFF) > 0x7F800000
+    return np.where(nan, (wide >> 16) | 0x0040, rounded).astype(np.uint16)
 
 
-def _next_up_ignoring_sign(x: np.ndarray) -> np.ndarray:
-    """The plausible mistake: add one to the bits whatever the sign."""
-    unsigned = x.view(f"uint{8 * x.itemsize}")
-    return (unsigned + 1).astype(unsigned.dtype).view(x.dtype)
+def _truncate(bits: np.ndarray) -> np.ndarray:
+    """The plausible mistake: keep the upper half, drop the rest (round toward zero)."""
+    return (bits >> 16).astype(np.uint16)
 
 
 CASES = [
-    Case(check_next_up, right=_next_up, wrong=_next_up_ignoring_sign),
+    Case(check_to_bfloat16_bits, right=_to_bfloat16_bits, wrong=_truncate),
     Case(check_exp3x, right=3.697265625, wrong=3.6953125),
     Case(check_bfloat16_count, right=1274, wrong=1273),
 ]
