@@ -36,7 +36,9 @@ def learner_result(
     result = np.asarray(result)
     dtype = x.dtype if dtype is None else dtype
     if result.dtype != dtype or result.shape != x.shape:
-        return None, wrong(f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one")
+        return None, wrong(
+            f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one"
+        )
     return result, None
 
 

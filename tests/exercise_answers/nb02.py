@@ -13,7 +13,8 @@ def _to_bfloat16_bits(bits: np.ndarray) -> np.ndarray:
     """Round to nearest, ties to even, on the bits; a NaN gets the quiet bit."""
     wide = bits.astype(np.uint64)  # room for the carry above 0xFFFFFFFF
     kept_is_odd = (wide >> 16) & 1
-    rounded = (wide + 0x7FFF + kept_is_odd) >> 16  # an exact half goes up only from an odd kept part
+    # Adding just under a half rounds up past it; an exact half goes up only from an odd kept part.
+    rounded = (wide + 0x7FFF + kept_is_odd) >> 16
     nan = (wide & 0x7FFFFFFF) > 0x7F800000
     return np.where(nan, (wide >> 16) | 0x0040, rounded).astype(np.uint16)
 
