@@ -1,7 +1,8 @@
 """Checkers for notebook 06 (pipeline and debugging).
 
 Each checker draws its own cases (tile timings, buffer counts, sequences of AllocTensor,
-EnQue, DeQue and FreeTensor calls, tensors to dump, kernel inputs) with a fixed seed, none of them printed by the notebook.
+EnQue, DeQue and FreeTensor calls, tensors to dump, kernel inputs) with a fixed seed, none
+of them printed by the notebook.
 """
 
 from __future__ import annotations
