@@ -1,7 +1,8 @@
 """Checkers for notebook 06 (pipeline and debugging).
 
-Each checker draws its own cases (tile timings, buffer counts, EnQue/DeQue sequences,
-tensors to dump, kernel inputs) with a fixed seed, none of them printed by the notebook.
+Each checker draws its own cases (tile timings, buffer counts, sequences of AllocTensor,
+EnQue, DeQue and FreeTensor calls, tensors to dump, kernel inputs) with a fixed seed, none
+of them printed by the notebook.
 """
 
 from __future__ import annotations
@@ -60,40 +61,65 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     )
 
 
-@learner_function("write a function needed_depth(ops) for a string of 'E' and 'D'")
-def check_needed_depth(function: Callable[[str], int | None] | None) -> Verdict:
-    """Exercise 2: the smallest TQue depth an EnQue/DeQue sequence needs (None: it is wrong)."""
+@learner_function("write a function needs(ops) for a string of 'A', 'E', 'D' and 'F'")
+def check_queue_needs(function: Callable[[str], tuple[int, int] | None] | None) -> Verdict:
+    """Exercise 2: the smallest depth and buffer count that run an A/E/D/F sequence, or None."""
     rng = np.random.default_rng(_RNG_SEED + 1)
-    cases = [
-        "".join(rng.choice(["E", "D"], size=int(rng.integers(1, 14)), p=[0.6, 0.4]))
-        for _ in range(60)
-    ]
+    cases = [_queue_calls(rng) for _ in range(80)]
     answers = []
     for ops in cases:
         got, failed = call_learner(function, ops)
         if failed is not None:
             return failed
-        answers.append(got)
+        answers.append(tuple(got) if isinstance(got, list | tuple) else got)
     if all(got is None for got in answers):  # the scaffold, not yet written
         return UNANSWERED
     for ops, got in zip(cases, answers, strict=True):
-        if got != _needed_depth(ops):
+        expected = queue_needs(ops)
+        if got != expected:
             return wrong(
-                f"needed_depth({ops!r}) returned {got!r}; hint: the depth counts EnQue calls "
-                "not yet matched by a DeQue, at their most; and a DeQue with nothing queued "
-                "cannot be fixed by any depth"
+                f"needs({ops!r}) returned {got!r}, not {expected!r}; hint: play the calls by "
+                "hand, one at a time, and ask of each what it needs in order to succeed and "
+                "what it leaves behind"
             )
-    return correct()
+    return correct("depth and buffers are counted apart: what waits, and what is held")
 
 
-def _needed_depth(ops: str) -> int | None:
-    queued, most = 0, 0
+def _queue_calls(rng: np.random.Generator) -> str:
+    """A random A/E/D/F sequence: mostly calls a queue can serve, now and then one it cannot."""
+    allocated = queued = dequeued = 0
+    ops = []
+    for _ in range(int(rng.integers(3, 16))):
+        possible = ["A"] + ["E"] * (allocated > 0) + ["D"] * (queued > 0) + ["F"] * (dequeued > 0)
+        op = str(rng.choice(possible if rng.random() < 0.93 else ["A", "E", "D", "F"]))
+        ops.append(op)
+        allocated += (op == "A") - (op == "E")
+        queued += (op == "E") - (op == "D")
+        dequeued += (op == "D") - (op == "F")
+    return "".join(ops)
+
+
+def queue_needs(ops: str) -> tuple[int, int] | None:
+    """The smallest (depth, InitBuffer num) that run ``ops`` on one TQue, or None.
+
+    A tensor is allocated (``A``), enqueued (``E``), dequeued (``D``) and freed (``F``), in
+    that order; a call with no tensor in the state it needs makes the sequence invalid. The
+    depth bounds the tensors enqueued and not yet dequeued; the buffers, those allocated and
+    not yet freed. A sequence need not end with every tensor freed.
+    """
+    held = {"A": 0, "E": 0, "D": 0}  # tensors allocated, enqueued, dequeued (not yet moved on)
+    before = {"E": "A", "D": "E", "F": "D"}
+    depth = buffers = 0
     for op in ops:
-        queued += 1 if op == "E" else -1
-        if queued < 0:
-            return None
-        most = max(most, queued)
-    return most
+        if op in before:
+            if held[before[op]] == 0:
+                return None
+            held[before[op]] -= 1
+        if op in held:
+            held[op] += 1
+        depth = max(depth, held["E"])
+        buffers = max(buffers, sum(held.values()))
+    return depth, buffers
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,7 @@ def check_pool_offset(answer: object) -> Verdict:
         return wrong(
             "the offset: how many bytes does phase 1 ask for with these tensors, how many does "
             "the slice offer at that offset, and which of the twin's checks of phase 2 (size, "
-            "allocation, alignment) can still fail?"
+            "alignment) can still fail?"
         )
     if npu_reports is not False:
         return wrong(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import accumulate
-
 import numpy as np
 
 from exercise_answers import Case, replace_in
@@ -21,14 +19,33 @@ def period_of_the_busiest_engine(copy_in: int, compute: int, copy_out: int, buff
     return max(copy_in, compute, copy_out)
 
 
-def needed_depth(ops: str) -> int | None:
-    waiting = list(accumulate(1 if op == "E" else -1 for op in ops))
-    return None if min(waiting) < 0 else max(0, *waiting)
+def needs(ops: str) -> tuple[int, int] | None:
+    # Each tensor walks A -> E -> D -> F; count how many stand at each step.
+    stage = {"A": 0, "E": 0, "D": 0}
+    source = {"A": None, "E": "A", "D": "E", "F": "D"}
+    depth = buffers = 0
+    for op in ops:
+        src = source[op]
+        if src is not None:
+            if stage[src] == 0:
+                return None
+            stage[src] -= 1
+        if op != "F":
+            stage[op] += 1
+        depth, buffers = max(depth, stage["E"]), max(buffers, sum(stage.values()))
+    return depth, buffers
 
 
-def count_of_enqueues(ops: str) -> int | None:
-    # Confuses the depth with the number of EnQue calls.
-    return ops.count("E")
+def needs_forgetting_the_consumer(ops: str) -> tuple[int, int] | None:
+    # Counts a buffer free again at DeQue, though Compute holds it until FreeTensor.
+    result = needs(ops)
+    if result is None:
+        return None
+    held = most = 0
+    for op in ops:
+        held += {"A": 1, "D": -1}.get(op, 0)
+        most = max(most, held)
+    return result[0], most
 
 
 def encode(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
@@ -57,7 +74,7 @@ DUMP_LINE = "        LocalTensor<T> x = xQueue_.template DeQue<T>();\n"
 
 CASES = [
     Case(nb06.check_steady_state_period, right=period, wrong=period_of_the_busiest_engine),
-    Case(nb06.check_needed_depth, right=needed_depth, wrong=count_of_enqueues),
+    Case(nb06.check_queue_needs, right=needs, wrong=needs_forgetting_the_consumer),
     Case(nb06.check_encode_dump, right=encode, wrong=encode_every_value_as_float),
     Case(
         nb06.check_dump_edit,
