@@ -11,22 +11,17 @@ from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
 
 
 def learner_result(
-    function: Callable[[np.ndarray], object] | None,
+    function: Callable[[np.ndarray], object],
     x: np.ndarray,
-    usage: str,
     dtype: np.dtype | None = None,
 ) -> tuple[np.ndarray | None, Verdict | None]:
     """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
 
-    The verdict is ``UNANSWERED`` for ``None`` (or a function still returning ``None``), and
-    ``wrong`` for something that is not a function, a function that raises, or a result whose
-    shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s). ``usage``
-    shows how to pass the function.
+    For checkers decorated with :func:`~mishgrad.exercises.learner_function`, which has already
+    turned away ``None`` and non-functions. The verdict is ``UNANSWERED`` for a function still
+    returning ``None``, and ``wrong`` for a function that raises or a result whose shape
+    differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
     """
-    if function is None:
-        return None, UNANSWERED
-    if not callable(function):
-        return None, wrong(f"pass your function itself: {usage}")
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
         result, failure = call_learner(function, x.copy())
     if failure is not None:

@@ -69,9 +69,7 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     Compared bit for bit with ml_dtypes' conversion; for a NaN input any quiet NaN is right.
     """
     bits = _bfloat16_probe()
-    result, verdict = learner_result(
-        function, bits, "check_to_bfloat16_bits(to_bfloat16_bits)", np.dtype(np.uint16)
-    )
+    result, verdict = learner_result(function, bits, np.dtype(np.uint16))
     if verdict is not None:
         return verdict
     with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN

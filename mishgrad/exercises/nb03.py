@@ -12,7 +12,7 @@ from typing import Final
 import numpy as np
 
 from .. import dtypes, oracle, thresholds
-from . import Verdict, correct, wrong
+from . import Verdict, correct, learner_function, wrong
 from .learner import learner_result, number_verdict
 
 _SEED: Final = 4711
@@ -43,10 +43,11 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-def check_b1_float16(function: Callable[[np.ndarray], np.ndarray] | None) -> Verdict:
+@learner_function("pass your function itself: check_b1_float16(b1_float16)")
+def check_b1_float16(function: Callable[[np.ndarray], np.ndarray]) -> Verdict:
     """Write-code: B1 in float16 arithmetic, in the order the exercise gives."""
     x = _b1_probe()
-    result, verdict = learner_result(function, x, "check_b1_float16(b1_float16)")
+    result, verdict = learner_result(function, x)
     if verdict is not None:
         return verdict
     with np.errstate(all="ignore"):
