@@ -10,15 +10,22 @@ LAB_PORT ?= 8888
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told; CI and containers run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
-NOTEBOOKS ?= notebooks/*.ipynb
+NOTEBOOKS ?= notebooks/*.ipynb notebooks/zh-CN/*.ipynb
+# `make lab LAB_LANGUAGE=zh-CN` opens the Chinese notebooks (notebooks/zh-CN).
+LAB_LANGUAGE ?= en
+LAB_TREE := notebooks$(if $(filter zh-CN,$(LAB_LANGUAGE)),/zh-CN,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
+TEST_WORKERS ?= -n auto --dist loadfile
 
-.PHONY: help venv lab test lint format notebooks bench exhaustive twin example cann-check ut gtest site browser test-site clean
+.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check ut gtest site browser test-site clean
 
 help:
-	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/"
+	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
-	@echo "make notebooks  re-execute every notebook top to bottom, storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some)"
+	@echo "make notebooks  regenerate the Chinese notebooks, then re-execute every notebook top to bottom,"
+	@echo "                storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some)"
+	@echo "make translations  check that translations/zh-CN is in step with the English notebooks"
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
 	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
 	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
@@ -40,7 +47,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks \
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/$(LAB_TREE) \
 		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 lint: $(STAMP)
@@ -65,14 +72,28 @@ gtest:
 ut: $(STAMP) gtest
 	$(BIN)/python -m mishgrad.ut
 
+# The Chinese notebooks' figures need a font with Chinese glyphs: Debian's fonts-noto-cjk,
+# installed when fontconfig knows no Simplified Chinese font (as root, or through sudo).
+fonts:
+	@if ! fc-list :lang=zh-cn family 2>/dev/null | grep -q .; then \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \
+			fontconfig fonts-noto-cjk; fi
+
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
-test: lint ut
+test: lint ut fonts
 	@case "$$MISHGRAD_BACKEND" in ascend|ascend-builtin) if [ -z "$$ASCEND_HOME_PATH" ]; then \
 		echo "MISHGRAD_BACKEND=$$MISHGRAD_BACKEND needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
 		exit 2; fi;; esac
-	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS)
+	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS) $(TEST_WORKERS)
 
-notebooks: $(STAMP)
+# The Chinese notebooks are generated from the English ones and translations/zh-CN
+# (mishgrad/notebook_translation.py), then executed like them.
+translations: $(STAMP)
+	$(BIN)/python -m mishgrad.notebook_translation check
+
+notebooks: $(STAMP) fonts
+	$(BIN)/python -m mishgrad.notebook_translation build
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
 		$(NOTEBOOKS)
@@ -109,10 +130,14 @@ cann-check: $(STAMP)
 # copied from a pinned package, so it builds and renders offline. Warnings are errors.
 SITE_DIR := docs/_build/html
 
+SPHINX := $(BIN)/sphinx-build -b html -W --keep-going -E -q
+
+# The English site at the root, the Chinese one (docs/zh-CN) in its zh-CN/ folder.
 site: $(STAMP)
 	rm -rf $(SITE_DIR)  # no page of a renamed notebook survives
-	$(BIN)/sphinx-build -b html -W --keep-going -E -q -d docs/_build/doctrees docs $(SITE_DIR)
-	@echo "site: $(SITE_DIR)/index.html"
+	$(SPHINX) -d docs/_build/doctrees docs $(SITE_DIR)
+	$(SPHINX) -d docs/_build/doctrees-zh-CN docs/zh-CN $(SITE_DIR)/zh-CN
+	@echo "site: $(SITE_DIR)/index.html, $(SITE_DIR)/zh-CN/index.html"
 
 # The browser tests drive Debian's chromium through chromedriver; install both when missing
 # (as root, or through sudo). Another Chrome: `make test-site CHROMIUM=... CHROMEDRIVER=...`.
@@ -121,7 +146,7 @@ CHROMIUM ?= /usr/bin/chromium
 CHROMEDRIVER ?= /usr/bin/chromedriver
 export CHROMIUM CHROMEDRIVER
 
-browser:
+browser: fonts
 	@if [ ! -x "$(CHROMIUM)" ] || [ ! -x "$(CHROMEDRIVER)" ]; then \
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \

@@ -17,8 +17,17 @@ copyright = "the mishgrad authors, MIT licence"
 
 extensions = ["myst_nb", "sphinx.ext.mathjax"]
 
-# docs/notebooks is a symbolic link to ../notebooks: one page per notebook, as stored.
-exclude_patterns = ["_build", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+# docs/notebooks is a symbolic link to ../notebooks: one page per notebook, as stored. The
+# Chinese site is a second build (docs/zh-CN/conf.py) into zh-CN/ under this one.
+exclude_patterns = [
+    "_build",
+    "**/.ipynb_checkpoints",
+    "Thumbs.db",
+    ".DS_Store",
+    "zh-CN",
+    "notebooks/zh-CN",
+]
+language = "en"
 nb_execution_mode = "off"
 nb_merge_streams = True
 # Markdown outputs (verdicts, tables) are MyST, as in the cells: tables and $math$ render.
@@ -33,16 +42,21 @@ myst_heading_anchors = 3
 
 html_theme = "sphinx_book_theme"
 html_title = "mishgrad"
+# Every page links to the same page in the other language (_templates/language-switch.html).
+templates_path = [str(Path(__file__).parent / "_templates")]
 html_theme_options = {
+    "article_header_end": ["language-switch.html", "article-header-buttons.html"],
     "show_toc_level": 2,
     "home_page_in_toc": True,
     "use_download_button": False,
     "use_fullscreen_button": False,
 }
 # A fresh browser has no stored colour mode; without a default the theme logs an error.
-html_context = {"default_mode": "light"}
-html_static_path = ["_static"]
-html_favicon = "_static/favicon.svg"
+# site_language picks the language switch's target (_templates/language-switch.html).
+html_context = {"default_mode": "light", "site_language": "en"}
+html_static_path = [str(Path(__file__).parent / "_static")]
+html_css_files = ["mishgrad.css"]
+html_favicon = str(Path(__file__).parent / "_static" / "favicon.svg")
 html_last_updated_fmt = None
 html_copy_source = False
 

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from . import exhaustive
 from .exhaustive_run import REPOSITORY, Summary
+from .i18n import translate
 from .report import fmt, table
 
 #: The stored result of the full run (``.json``, and its tables as ``.md``).
@@ -73,23 +74,32 @@ def region_table(regions: dict[str, exhaustive.Stats]) -> str:
     return table(cells, _COLUMNS).data
 
 
+def _target_cell(check: dict[str, Any]) -> str:
+    measured = fmt(check["measured"], 3)
+    return translate(f"{measured} met" if check["met"] else f"{measured} MISSED")
+
+
 def markdown(results: dict[str, Any]) -> str:
     """The result file in Markdown: the targets under every model, then a table per model."""
     models, plan = results["models"], results["plan"]
     what = "every" if plan["stride"] == 1 else f"every {plan['stride']}th"
     checks = zip(*(entry["targets"] for entry in models.values()), strict=True)
     targets = [
-        [f"{row[0]['criterion']} {row[0]['target']}"]
-        + [f"{fmt(c['measured'], 3)} {'met' if c['met'] else 'MISSED'}" for c in row]
+        [f"{row[0]['criterion']} {row[0]['target']}"] + [_target_cell(c) for c in row]
         for row in checks
     ]
+    # In the reader's language when a notebook shows it (bench/ writes it in English).
     parts = [
-        f"The kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
-        f"({what} float32 bit pattern) against the correctly rounded d.",
+        translate(
+            f"The kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
+            f"({what} float32 bit pattern) against the correctly rounded d."
+        ),
         table(targets, ["target", *models]).data,
     ]
     for model, entry in models.items():
-        parts.append(f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)")
+        parts.append(
+            translate(f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)")
+        )
         parts.append(region_table(entry["regions"]))
     return "\n\n".join(parts) + "\n"
 

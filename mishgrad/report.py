@@ -1,7 +1,9 @@
 """Small helpers that turn computed values into Markdown for notebook prose and tables.
 
 Notebooks state numbers only through these, so every figure in the prose is computed.
-Output is deterministic text (no addresses, no timings) and therefore safe for nbval.
+Output is deterministic text (no addresses, no timings) and therefore safe for nbval. Text is
+shown in the notebook's language (:mod:`mishgrad.i18n`): the Chinese notebooks run the same
+``say(f"...")`` and ``table(...)`` calls and read Chinese.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from IPython.display import Markdown
+
+from .i18n import translate
 
 
 def fmt(value: object, digits: int = 6) -> str:
@@ -30,12 +34,14 @@ def fmt(value: object, digits: int = 6) -> str:
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], digits: int = 6) -> Markdown:
-    """A Markdown table; numbers go through :func:`fmt`."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(fmt(cell, digits) for cell in row) + " |" for row in rows]
+    """A Markdown table; numbers go through :func:`fmt`, headers and words through the language."""
+    lines = ["| " + " | ".join(map(translate, headers)) + " |", "|" + "---|" * len(headers)]
+    lines += [
+        "| " + " | ".join(translate(fmt(cell, digits)) for cell in row) + " |" for row in rows
+    ]
     return Markdown("\n".join(lines))
 
 
 def say(text: str) -> Markdown:
-    """Render a computed sentence (an f-string) as Markdown."""
-    return Markdown(text)
+    """Render a computed sentence (an f-string) as Markdown, in the notebook's language."""
+    return Markdown(translate(text))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import tiling, twin
+from . import i18n, tiling, twin
 
 #: Where scratch copies live: ``build/`` of the repository (ignored by git).
 SCRATCH_ROOT: Final = twin.KERNEL_DIR.parent / "build" / "scratch"
@@ -93,7 +93,9 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
     name
         Which copy: one per notebook, e.g. ``"05"``.
     root
-        Where copies live (default :data:`SCRATCH_ROOT`; tests pass a temporary folder).
+        Where copies live (default :data:`SCRATCH_ROOT`, and ``SCRATCH_ROOT/<language>`` for
+        a translated notebook, so the two editions never share a learner's edits; tests pass
+        a temporary folder).
 
     Raises
     ------
@@ -103,7 +105,10 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
     """
     if not name or Path(name).name != name or name.startswith("."):
         raise ValueError(f"name must be a plain folder name, not {name!r}")
-    path = (root or SCRATCH_ROOT) / name / "kernel"
+    if root is None:
+        language = i18n.current()
+        root = SCRATCH_ROOT if language == i18n.ENGLISH else SCRATCH_ROOT / language
+    path = root / name / "kernel"
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
         _copy(path)

@@ -32,9 +32,10 @@ from matplotlib.patches import Patch
 
 from . import tiling
 from .dtypes import DTYPES, as_dtype
+from .i18n import translate
 from .platforms import PLATFORMS, Platform, platform
 from .report import table
-from .viz import BUFFER_KIND_COLORS
+from .viz import BUFFER_KIND_COLORS, localize_figure
 
 # --------------------------------------------------------------------------------------
 # The UB budget
@@ -294,9 +295,9 @@ def explorer_outputs(n: int, dtype: str, has_tanhx: bool, on: str) -> tuple[dict
     try:
         plan = tiling.plan_for(n, size, has_tanhx, on)
     except tiling.TilingError as error:
-        return (_markdown_output(f"no plan: {error}"),)
+        return (_markdown_output(translate(f"no plan: {error}")),)
     chip = platform(on)
-    summary = (
+    summary = translate(
         f"**{chip.name}**, n = {n} {dtype}, {'with' if has_tanhx else 'without'} tanhx: "
         f"unit {tiling.REPEAT_BYTES // size} elements, {plan.blockDim} of "
         f"{chip.vector_cores} cores, {plan.bigCoreNum} big, tile {plan.tileLength} elements."
@@ -304,6 +305,7 @@ def explorer_outputs(n: int, dtype: str, has_tanhx: bool, on: str) -> tuple[dict
     figure = Figure(figsize=(8.0, 3.4))
     core_split(plan, ax=figure.add_subplot(), title=f"n = {n} {dtype} on {chip.name}")
     figure.tight_layout()
+    localize_figure(figure)  # the explorer draws outside pyplot: no display hook sees it
     return _markdown_output(summary), _markdown_output(plan_table(plan).data), _png_output(figure)
 
 
@@ -321,7 +323,9 @@ def split_explorer(
 
     class Explorer(widgets.VBox):
         def __repr__(self) -> str:
-            return "Tiling explorer: change n, dtype, tanhx or platform (needs a live kernel)"
+            return translate(
+                "Tiling explorer: change n, dtype, tanhx or platform (needs a live kernel)"
+            )
 
     length = widgets.BoundedIntText(value=n, min=1, max=10**12, description="n")
     dtype_box = widgets.Dropdown(options=list(DTYPES), value=dtype, description="dtype")

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ..i18n import translate
+
 Status = Literal["unanswered", "correct", "wrong"]
 Checker = TypeVar("Checker", bound=Callable[..., "Verdict"])
 
@@ -29,7 +31,9 @@ class Verdict:
         return self.status == "correct"
 
     def __repr__(self) -> str:
-        return f"{self.status}: {self.message}" if self.message else self.status
+        # Shown in the notebook's language; the status word too ("correct" -> "正确").
+        status = translate(self.status)
+        return f"{status}: {translate(self.message)}" if self.message else status
 
 
 UNANSWERED = Verdict("unanswered", "replace None with your answer and run the cell again")

@@ -1,8 +1,9 @@
-"""Notebook 04 opened in a running JupyterLab (`make lab`), in headless Chromium.
+"""Notebook 04, English and Chinese, opened in a running JupyterLab (`make lab`), headless.
 
 The notebook must render from its stored outputs (markdown, math, figures); after running
 all its cells the explorer widget must render, which needs the ipywidgets extension
-(jupyterlab_widgets, pinned) in JupyterLab.
+(jupyterlab_widgets, pinned) in JupyterLab. The Chinese notebook's characters must all be
+drawn with real glyphs.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import time
 
 import pytest
 from conftest import ROOT
+from glyphs import MISSING_GLYPHS
 from lab_server import TOKEN, running_lab
 from selenium.webdriver.support.ui import WebDriverWait
 
-NOTEBOOK = ROOT / "notebooks" / "04_tiling.ipynb"
+NOTEBOOKS = ["notebooks/04_tiling.ipynb", "notebooks/zh-CN/04_tiling.ipynb"]
 
 # What the open notebook shows, counted in the DOM.
 RENDERED = """
@@ -50,11 +52,12 @@ def lab(tmp_path):
 
 
 @pytest.mark.timeout(240)
-def test_notebook_04_renders_in_jupyterlab_with_its_widget(lab, chromium, screenshots):
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=["en", "zh-CN"])
+def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromium, screenshots):
     base, token = lab
-    stored = NOTEBOOK.read_bytes()
+    stored = (ROOT / notebook).read_bytes()
     browser = chromium()
-    browser.get(f"{base}/lab/tree/notebooks/{NOTEBOOK.name}?token={token}")
+    browser.get(f"{base}/lab/tree/{notebook}?token={token}")
 
     def shown(driver):
         state = driver.execute_script(RENDERED)
@@ -80,6 +83,10 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(lab, chromium, screen
     state = WebDriverWait(browser, 120).until(
         lambda d: (s := d.execute_script(RENDERED)) and s["widgets"] > 0 and s
     )
-    browser.save_screenshot(str(screenshots / "jupyterlab__04_tiling.png"))
+    name = notebook.removeprefix("notebooks/").replace("/", "__").removesuffix(".ipynb")
+    browser.save_screenshot(str(screenshots / f"jupyterlab__{name}.png"))
     assert state["widgets"] > 0, f"no widget after {time.monotonic() - started:.0f} s: {state}"
-    assert NOTEBOOK.read_bytes() == stored, "the test must not save the notebook"
+    if "zh-CN" in notebook:
+        missing = browser.execute_script(MISSING_GLYPHS, None)
+        assert not missing, f"characters drawn without a glyph: {missing}"
+    assert (ROOT / notebook).read_bytes() == stored, "the test must not save the notebook"

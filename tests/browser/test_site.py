@@ -3,7 +3,9 @@
 Every HTML page of docs/_build/html (`make site`) is opened; a page fails on a console error
 (level SEVERE: a script error or a resource that did not load), an image that did not load,
 or math that MathJax did not render. A screenshot of each page is saved in
-build/site-screenshots/ (or $SITE_SCREENSHOTS).
+build/site-screenshots/ (or $SITE_SCREENSHOTS). The Chinese site (zh-CN/) gets the same checks,
+plus: every Chinese character drawn with a real glyph, a language switch on every page that
+leads to the same page in the other language, and a search that finds Chinese words.
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from glyphs import MISSING_GLYPHS
 from selenium.webdriver.support.ui import WebDriverWait
 
 SITE = Path(os.environ.get("SITE_DIR", ROOT / "docs" / "_build" / "html"))
 PAGES = sorted(
     path.relative_to(SITE).as_posix()
     for path in SITE.rglob("*.html")
-    if not path.relative_to(SITE).parts[0].startswith("_")
+    if not any(part.startswith("_") for part in path.relative_to(SITE).parts)
 )
+CHINESE = "zh-CN/"
 KERNEL_SOURCES = [
     "kernel/op_kernel/mish_grad.h",
     "kernel/common/mish_grad_tiling.h",
@@ -36,20 +40,26 @@ KERNEL_SOURCES = [
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def _notebook(stem: str) -> dict:
-    return json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+def _notebook(page: str) -> dict:
+    """The stored notebook a page shows: ``notebooks/X.html`` or ``zh-CN/notebooks/X.html``."""
+    folder = ROOT / "notebooks" / ("zh-CN" if page.startswith(CHINESE) else "")
+    return json.loads((folder / f"{Path(page).stem}.ipynb").read_text(encoding="utf-8"))
 
 
-def stored_figures(stem: str) -> int:
-    """How many PNG figures the notebook ``stem`` stores in its outputs (each must show)."""
-    outputs = (o for cell in _notebook(stem)["cells"] for o in cell.get("outputs", []))
+def stored_figures(page: str) -> int:
+    """How many PNG figures the page's notebook stores in its outputs (each must show)."""
+    outputs = (o for cell in _notebook(page)["cells"] for o in cell.get("outputs", []))
     return sum("image/png" in o.get("data", {}) for o in outputs)
 
 
-def has_math(stem: str) -> bool:
-    """Whether the notebook ``stem`` has TeX in its markdown (the page must then typeset it)."""
-    cells = _notebook(stem)["cells"]
+def has_math(page: str) -> bool:
+    """Whether the page's notebook has TeX in its markdown (the page must then typeset it)."""
+    cells = _notebook(page)["cells"]
     return any(c["cell_type"] == "markdown" and "$" in "".join(c["source"]) for c in cells)
+
+
+def is_notebook(page: str) -> bool:
+    return page.removeprefix(CHINESE).startswith("notebooks/")
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -127,19 +137,27 @@ return {
 """
 
 
-def test_the_site_has_every_notebook_and_the_kernel_page():
-    assert "index.html" in PAGES and "kernel.html" in PAGES and "search.html" in PAGES
+@pytest.mark.parametrize("language", ["", CHINESE], ids=["en", "zh-CN"])
+def test_the_site_has_every_notebook_and_the_kernel_page(language):
+    pages = {page.removeprefix(language) for page in PAGES if page.startswith(language)}
+    assert {"index.html", "kernel.html", "search.html", "glossary.html"} <= pages
     assert NOTEBOOKS, "no notebooks"
-    assert {f"notebooks/{name}.html" for name in NOTEBOOKS} <= set(PAGES)
-    index = (SITE / "index.html").read_text()
+    assert {f"notebooks/{name}.html" for name in NOTEBOOKS} <= pages
+    index = (SITE / language / "index.html").read_text()
     for name in NOTEBOOKS:  # the learning path lists every notebook, in order
         assert f'href="notebooks/{name}.html"' in index, name
     positions = [index.index(f'href="notebooks/{name}.html"') for name in NOTEBOOKS]
     assert positions == sorted(positions)
-    kernel = (SITE / "kernel.html").read_text()
+    kernel = (SITE / language / "kernel.html").read_text()
     for source in KERNEL_SOURCES:  # included, highlighted as C++
         assert source in kernel, source
     assert kernel.count('class="highlight-c++') == len(KERNEL_SOURCES)
+
+
+def test_both_languages_have_the_same_pages():
+    chinese = {page.removeprefix(CHINESE) for page in PAGES if page.startswith(CHINESE)}
+    english = {page for page in PAGES if not page.startswith(CHINESE)}
+    assert chinese == english
 
 
 def test_the_site_needs_no_other_host():
@@ -178,10 +196,47 @@ def test_page_renders(page, site_url, browser, screenshots):
     assert not state["unrendered"], f"math MathJax did not render on {page}: {state['unrendered']}"
     assert state["typeset"] >= state["math"], state
     assert not state["raw"], f"raw TeX in the text of {page}: {state['raw']}"
-    if page.startswith("notebooks/"):
-        figures = stored_figures(Path(page).stem)
-        assert state["math"] > 0 or not has_math(Path(page).stem), f"{page}: no math"
+    if is_notebook(page):
+        figures = stored_figures(page)
+        assert state["math"] > 0 or not has_math(page), f"{page}: no math"
         assert len(state["images"]) >= figures, f"{page}: {figures} figures stored, {state}"
+    switch = browser.execute_script(LANGUAGE_SWITCH)
+    other = page.removeprefix(CHINESE) if page.startswith(CHINESE) else CHINESE + page
+    assert switch == [f"{site_url}/{other}"], f"{page}: language switch {switch}"
+    if page.startswith(CHINESE):
+        assert browser.execute_script("return document.documentElement.lang") == "zh-CN"
+        missing = browser.execute_script(MISSING_GLYPHS, None)
+        assert not missing, f"{page}: characters drawn without a glyph: {missing}"
+        if is_notebook(page) and stored_figures(page):
+            # A second picture: the first figure, with the Chinese text around it.
+            browser.execute_script("document.querySelector('main img').scrollIntoView()")
+            name = page.replace("/", "__")[: -len(".html")] + "__figure.png"
+            browser.save_screenshot(str(screenshots / name))
+
+
+# The links of the language switch on the page (absolute URLs).
+LANGUAGE_SWITCH = """
+return Array.from(document.querySelectorAll("a.language-switch")).map((a) => a.href);
+"""
+
+
+def test_the_glyph_check_sees_a_missing_glyph(site_url, browser):
+    browser.get(f"{site_url}/{CHINESE}index.html")
+    # U+30000 (CJK Extension G) is in no font installed here: the check must report it.
+    assert browser.execute_script(MISSING_GLYPHS, "中文，\U00030000") == ["\U00030000"]
+
+
+def test_chinese_search_finds_chinese_words(site_url, browser):
+    browser.get(f"{site_url}/{CHINESE}search.html?q=双缓冲")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script(
+            "return document.querySelectorAll('#search-results li a').length > 0"
+        )
+    )
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#search-results li a')).map((a) => a.href)"
+    )
+    assert any(f"/{CHINESE}notebooks/06_pipeline_and_debugging" in link for link in links), links
 
 
 def test_search_finds_the_tiling_notebook(site_url, browser):

@@ -1,0 +1,260 @@
+"""The Chinese edition stays in step with the English one.
+
+Every English markdown cell has a translation written for its current text (a hash of the
+English is stored with it), the generated notebooks match what the generator writes, every
+string the code shows has a translation, and the stored outputs of the Chinese notebooks
+hold no English prose. The tests below also plant each kind of drift and check it is caught.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from mishgrad import i18n, notebook_translation, output_strings, report, scratch, viz
+from mishgrad.exercises import UNANSWERED, wrong
+from mishgrad.translation_files import english_hash, language_dir, parse
+
+LANGUAGE = "zh-CN"
+ENGLISH = notebook_translation.english_notebooks()
+NAMES = [path.name for path in ENGLISH]
+LANGUAGE_DIR = language_dir(LANGUAGE)
+
+
+@pytest.fixture
+def chinese():
+    """Helpers speak Chinese for one test, English again afterwards."""
+    i18n.use(LANGUAGE)
+    yield
+    i18n.use(i18n.ENGLISH)
+
+
+# --- the repository's translations are complete and current --------------------------------
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
+def test_every_cell_and_string_is_translated(english: Path) -> None:
+    problems = notebook_translation.notebook_problems(english, LANGUAGE)
+    assert not problems, "\n".join(map(str, problems))
+
+
+def test_module_strings_are_translated() -> None:
+    problems = notebook_translation.module_problems(LANGUAGE)
+    assert not problems, "\n".join(map(str, problems))
+
+
+def test_generated_notebooks_are_current() -> None:
+    problems = notebook_translation.stale_notebooks(LANGUAGE)
+    assert not problems, "\n".join(map(str, problems)) + "\nrun: make notebooks"
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
+def test_code_cells_are_the_english_ones(english: Path) -> None:
+    def code(path: Path) -> list[tuple[str, str]]:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return [(c["id"], "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
+
+    translated = code(notebook_translation.translated_path(english, LANGUAGE))
+    assert translated[0][0] == notebook_translation.LANGUAGE_CELL_ID
+    assert translated[0][1].endswith(f'from mishgrad import i18n\n\ni18n.use("{LANGUAGE}")')
+    assert translated[1:] == code(english)
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
+def test_outputs_hold_no_english_prose(english: Path) -> None:
+    found = notebook_translation.english_in_outputs(
+        notebook_translation.translated_path(english, LANGUAGE)
+    )
+    assert not found, "\n".join(f"cell {cell}: {text}" for cell, text in found)
+
+
+# One English term, one Chinese term: the variants a translator might reach for instead.
+AVOIDED = {
+    "向量": "CANN writes 矢量 for vector (docs/glossary.md)",
+    "根窗口": "the root window is 零点窗口",
+    "检查函数": "a checker is 检查器",
+    "Host侧": "Host 侧, with a space (Latin beside Chinese)",
+    "Device侧": "Device 侧, with a space (Latin beside Chinese)",
+}
+
+
+@pytest.mark.parametrize("path", sorted(LANGUAGE_DIR.glob("*.md")), ids=lambda p: p.name)
+def test_translations_use_the_glossary_terms(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = [f"{word!r}: {why}" for word, why in AVOIDED.items() if word in text]
+    assert not found, f"{path.name}: " + "; ".join(found)
+
+
+# --- drift is caught, and named ----------------------------------------------------------
+
+
+def _edited_copy(tmp_path: Path, english: Path, edit) -> tuple[Path, dict]:
+    notebook = json.loads(english.read_text(encoding="utf-8"))
+    cell = edit(notebook)
+    copy = tmp_path / english.name  # same name: it reads the same translation file
+    copy.write_text(json.dumps(notebook), encoding="utf-8")
+    return copy, cell
+
+
+def _first_markdown(notebook: dict) -> dict:
+    return next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
+
+
+def test_an_edited_english_cell_is_named(tmp_path: Path) -> None:
+    def edit(notebook: dict) -> dict:
+        cell = _first_markdown(notebook)
+        cell["source"] = "".join(cell["source"]) + "\nOne more sentence."
+        return cell
+
+    copy, cell = _edited_copy(tmp_path, ENGLISH[0], edit)
+    problems = notebook_translation.cell_problems(copy, LANGUAGE)
+    assert [(p.cell_id, p.reason) for p in problems] == [
+        (cell["id"], "the English changed since its translation")
+    ]
+    assert cell["id"] in str(problems[0]) and ENGLISH[0].name in str(problems[0])
+    with pytest.raises(ValueError, match=cell["id"]):
+        notebook_translation.translate_notebook(copy, LANGUAGE)
+
+
+def test_a_new_cell_is_untranslated_and_a_deleted_one_is_reported(tmp_path: Path) -> None:
+    def edit(notebook: dict) -> dict:
+        cell = _first_markdown(notebook)
+        cell["id"] = "brand-new-cell"
+        return cell
+
+    copy, _ = _edited_copy(tmp_path, ENGLISH[0], edit)
+    reasons = {(p.cell_id, p.reason) for p in notebook_translation.cell_problems(copy, LANGUAGE)}
+    assert ("brand-new-cell", "not translated") in reasons
+    assert any("no such cell" in reason for _, reason in reasons)
+
+
+def test_a_new_string_in_code_is_untranslated(tmp_path: Path) -> None:
+    def edit(notebook: dict) -> dict:
+        cell = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+        cell["source"] = "".join(cell["source"]) + '\nsay(f"A sentence nobody translated: {1}")'
+        return cell
+
+    copy, _ = _edited_copy(tmp_path, ENGLISH[0], edit)
+    reasons = [p.reason for p in notebook_translation.text_problems(copy, LANGUAGE)]
+    assert reasons == ["not translated: 'A sentence nobody translated: {0}'"]
+
+
+def test_a_translation_must_keep_links_code_and_math() -> None:
+    english = "See [the page](https://example.org/a) and `Exp`, where $e^x$ grows.\n## Heading"
+    good = "见[该页面](https://example.org/a)与 `Exp`，其中 $e^x$ 增长。\n## 标题"
+    assert notebook_translation.kept_problems(english, good) == []
+    for bad in (
+        good.replace("https://example.org/a", "https://example.org/b"),
+        good.replace("`Exp`", "Exp"),
+        good.replace("$e^x$", "$e^{x}$"),
+        good.replace("## 标题", "### 标题"),
+    ):
+        assert len(notebook_translation.kept_problems(english, bad)) == 1, bad
+
+
+def test_the_translation_file_format_rejects_mistakes(tmp_path: Path) -> None:
+    path = tmp_path / "file.md"
+    marker = f"<!-- cell abc en={english_hash('x')} -->"
+    for text, message in [
+        ("stray text\n" + marker + "\n译文\n", "before the first entry"),
+        (marker + "\n译文\n" + marker + "\n又一次\n", "translated twice"),
+        (marker + "\n\n", "no translation"),
+        ("<!-- text: a {0} -->\n甲\n<!-- text: a {0} -->\n乙\n", "translated twice"),
+    ]:
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=message):
+            parse(path)
+
+
+def test_cjk_line_breaks_are_joined_outside_code() -> None:
+    text = "第一行\n第二行，a\nb 中\n```\n代码\n代码\n```"
+    assert (
+        notebook_translation.join_cjk_lines(text) == "第一行第二行，a\nb 中\n```\n代码\n代码\n```"
+    )
+
+
+# --- what the helpers show, in Chinese ----------------------------------------------------
+
+
+def test_templates_are_found_in_code() -> None:
+    source = (
+        "say(f\"{n} tiles of {L:.2f} {'agree' if ok else 'differ'}\")\n"
+        'table(rows, ["case", f"{dtype} bytes"])\n'
+        'ax.set_title("a title {braces}")\n'
+        'ax.plot(x, y, label=f"ours {x}")\n'
+        'say(f"{value}")\n'
+    )
+    assert output_strings.templates_in_source(source) == [
+        "{0} tiles of {1} {2}",
+        "agree",
+        "differ",
+        "case",
+        "{0} bytes",
+        "a title {{braces}}",
+        "ours {0}",
+    ]
+
+
+def test_translate_fills_fields_reorders_them_and_translates_word_values(chinese) -> None:
+    exact, templates = i18n.catalog(LANGUAGE)
+    assert exact and templates
+    template = next(t for t in templates if t.fields >= 2)
+    values = [f"<{i}>" for i in range(template.fields)]
+    english = template.english.format(*values)
+    assert i18n.translate(english) == template.translation.format(*values)
+    word, word_zh = next((e, z) for e, z in exact.items() if e.isalpha())
+    assert i18n.translate(word) == word_zh
+    assert (
+        i18n.translate("no entry matches this sentence, 42") == "no entry matches this sentence, 42"
+    )
+    assert i18n.translate(word, language=i18n.ENGLISH) == word
+
+
+def test_helpers_speak_the_chosen_language(chinese) -> None:
+    assert repr(UNANSWERED).startswith("未作答")
+    assert repr(wrong("unexpected hint")).startswith("错误: ")
+    markdown = report.table([["x"]], ["dtype"]).data
+    assert markdown.splitlines()[0] == f"| {i18n.translate('dtype')} |"
+    i18n.use(i18n.ENGLISH)
+    assert repr(UNANSWERED).startswith("unanswered")
+
+
+def test_use_rejects_an_unknown_language() -> None:
+    with pytest.raises(ValueError, match="language"):
+        i18n.use("fr")
+    assert i18n.current() == i18n.ENGLISH
+
+
+def test_figures_are_localized_and_render_without_missing_glyphs(chinese) -> None:
+    assert viz.cjk_font() is not None, "no Chinese font: run `make fonts`"
+    exact, _ = i18n.catalog(LANGUAGE)
+    english, chinese_text = next((e, z) for e, z in exact.items() if e.isalpha())
+    figure, axes = plt.subplots()
+    axes.set_title(english)
+    axes.set_xticks([0, 1], [english, "x"])
+    viz.localize_figure(figure)
+    assert axes.get_title() == chinese_text
+    assert axes.xaxis.get_major_formatter().format_ticks([0, 1]) == [chinese_text, "x"]
+    axes.set_xlabel(r"$x$ 的值与统一缓冲区")  # words around a formula use the first font
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns for every missing glyph
+        figure.savefig(io.BytesIO(), format="png")
+    plt.close(figure)
+
+
+def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(scratch, "SCRATCH_ROOT", tmp_path)
+    copy = scratch.scratch_kernel("05")
+    assert copy.path == tmp_path / LANGUAGE / "05" / "kernel"
+    i18n.use(i18n.ENGLISH)
+    assert scratch.scratch_kernel("05").path == tmp_path / "05" / "kernel"
+    shutil.rmtree(tmp_path)
