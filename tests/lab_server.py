@@ -37,8 +37,12 @@ def wait_for(url: str, seconds: float) -> tuple[int, bytes]:
 
 
 @contextlib.contextmanager
-def running_lab(workdir: Path, extra_args: Sequence[str] = ()) -> Iterator[str]:
+def running_lab(
+    workdir: Path, extra_args: Sequence[str] = (), make_vars: Sequence[str] = ()
+) -> Iterator[str]:
     """Run `make lab` (the user's command) until the block ends; yield its base URL.
+
+    ``make_vars`` are more variables for make, e.g. ``["LAB_LANGUAGE=zh-CN"]``.
 
     Jupyter's runtime and config files go to ``workdir``; the server is stopped with its
     whole process group.
@@ -49,7 +53,7 @@ def running_lab(workdir: Path, extra_args: Sequence[str] = ()) -> Iterator[str]:
     )
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(workdir), "JUPYTER_CONFIG_DIR": str(workdir)}
     server = subprocess.Popen(
-        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}"],
+        ["make", "--no-print-directory", "lab", f"LAB_PORT={port}", f"LAB_ARGS={args}", *make_vars],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -65,17 +66,26 @@ def test_binder_builds_the_twin_and_the_readme_launches_it():
     assert re.search(r"^\s+- (gxx|cxx-compiler)\b", (ROOT / "environment.yml").read_text(), re.M)
     binder = "https://mybinder.org/v2/gh/mishgrad/mishgrad/HEAD?urlpath=lab/tree/notebooks"
     assert f"({binder})" in (ROOT / "README.md").read_text()
+    # The Chinese edition's link, in both READMEs; Binder installs its font from apt.txt.
+    for readme in ("README.md", "README.zh-CN.md"):
+        assert f"({binder}/zh-CN)" in (ROOT / readme).read_text(encoding="utf-8")
+    assert "fonts-noto-cjk" in (ROOT / "apt.txt").read_text().split()
 
 
 @pytest.mark.timeout(180)
-def test_make_lab_serves_the_notebooks(tmp_path):
-    with running_lab(tmp_path) as base:
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_make_lab_serves_the_notebooks_in_the_chosen_language(tmp_path, language):
+    folder = "notebooks" if language == "en" else f"notebooks/{language}"
+    with running_lab(tmp_path, make_vars=[f"LAB_LANGUAGE={language}"]) as base:
         status, page = wait_for(f"{base}/lab?token={TOKEN}", 10)
         assert status == 200 and b"JupyterLab" in page
-        status, body = wait_for(f"{base}/api/contents/notebooks?token={TOKEN}", 10)
+        # The server's front page sends the learner to the folder of their language.
+        with urllib.request.urlopen(f"{base}/?token={TOKEN}", timeout=10) as response:
+            assert response.url.split("?")[0] == f"{base}/lab/tree/{folder}"
+        status, body = wait_for(f"{base}/api/contents/{folder}?token={TOKEN}", 10)
         listed = {item["name"] for item in json.loads(body)["content"]}
-        expected = {path.name for path in (ROOT / "notebooks").glob("*.ipynb")}
-        assert status == 200 and expected and expected <= listed
+        expected = {path.name for path in (ROOT / folder).glob("*.ipynb")}
+        assert status == 200 and len(expected) == 11 and expected <= listed
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
