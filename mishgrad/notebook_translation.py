@@ -327,17 +327,29 @@ def stale_notebooks(language: str) -> list[Problem]:
     return problems
 
 
-def build(language: str, notebooks: list[Path] | None = None) -> list[Path]:
-    """Write the translated notebooks (all, or those of ``notebooks``); returns those written."""
-    written = []
+def build(
+    language: str, notebooks: list[Path] | None = None
+) -> tuple[list[Path], dict[str, list[Problem]]]:
+    """Write the translated notebooks (all, or those of ``notebooks``).
+
+    A notebook whose markdown cells are not all translated and current is left as it is
+    (the English can be edited and run before its translation catches up; the tests then
+    name the cells). Returns the paths written and, by notebook, what kept one from being
+    written.
+    """
+    written, skipped = [], {}
     for english in notebooks or english_notebooks():
+        problems = cell_problems(english, language)
+        if problems:
+            skipped[english.name] = problems
+            continue
         target = translated_path(english, language)
         text = _dump(translate_notebook(english, language))
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             written.append(target)
-    return written
+    return written, skipped
 
 
 def notebook_problems(english: Path, language: str) -> list[Problem]:
@@ -401,8 +413,11 @@ def main(argv: list[str]) -> int:
         return 1 if found else 0
     if argv[:1] == ["build"]:
         chosen = [Path(a).resolve() for a in argv[1:]] or None
-        for path in build(language, chosen):
+        written, skipped = build(language, chosen)
+        for path in written:
             print(f"wrote {path.relative_to(REPO)}")
+        for name, problems in skipped.items():
+            print(f"not rebuilt: {name}, {len(problems)} cells to translate (todo {name})")
         return 0
     if argv[:1] == ["check"] and len(argv) <= 2:
         one = argv[1:]

@@ -125,6 +125,20 @@ def test_an_edited_english_cell_is_named(tmp_path: Path) -> None:
         notebook_translation.translate_notebook(copy, LANGUAGE)
 
 
+def test_build_leaves_a_notebook_with_untranslated_cells_alone(tmp_path: Path) -> None:
+    def edit(notebook: dict) -> dict:
+        cell = _first_markdown(notebook)
+        cell["source"] = "".join(cell["source"]) + "\nOne more sentence."
+        return cell
+
+    copy, cell = _edited_copy(tmp_path, ENGLISH[0], edit)
+    target = notebook_translation.translated_path(copy, LANGUAGE)
+    before = target.read_bytes()
+    written, skipped = notebook_translation.build(LANGUAGE, [copy])
+    assert written == [] and [p.cell_id for p in skipped[copy.name]] == [cell["id"]]
+    assert target.read_bytes() == before
+
+
 def test_a_new_cell_is_untranslated_and_a_deleted_one_is_reported(tmp_path: Path) -> None:
     def edit(notebook: dict) -> dict:
         cell = _first_markdown(notebook)

@@ -76,8 +76,8 @@ def check_root_window(answer: object, scratch: ScratchKernel) -> Verdict:
             "|d - d_true| > 1e-5 |d_true|"
         )
     return correct(
-        f"{expected} of {x.size} inputs without the window; kernel/ with it: "
-        f"{_above_tolerance(original, truth)}"
+        f"{expected} of {x.size} inputs beyond the tolerance without the window; "
+        f"kernel/, with it: {_above_tolerance(original, truth)}"
     )
 
 
