@@ -265,6 +265,14 @@ def test_figures_are_localized_and_render_without_missing_glyphs(chinese) -> Non
     plt.close(figure)
 
 
+def test_a_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch) -> None:
+    # As on a fresh machine where matplotlib cached its font list before `make fonts` ran.
+    manager = viz.font_manager.fontManager
+    without = [entry for entry in manager.ttflist if entry.name not in viz.CJK_FONTS]
+    monkeypatch.setattr(manager, "ttflist", without)
+    assert viz.cjk_font() in viz.CJK_FONTS
+
+
 def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(scratch, "SCRATCH_ROOT", tmp_path)
     copy = scratch.scratch_kernel("05")
