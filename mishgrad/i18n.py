@@ -22,6 +22,7 @@ import string
 from dataclasses import dataclass
 from typing import Final
 
+from .output_strings import worth_translating
 from .translation_files import LANGUAGES, language_dir, parse
 
 ENGLISH: Final = "en"
@@ -86,7 +87,8 @@ def catalog(language: str) -> tuple[dict[str, str], tuple[Template, ...]]:
     Raises
     ------
     ValueError
-        If two files translate the same English differently.
+        If two files translate the same English differently, or a template has no word
+        (two letters) outside its fields.
 
     """
     merged: dict[str, str] = {}
@@ -100,6 +102,9 @@ def catalog(language: str) -> tuple[dict[str, str], tuple[Template, ...]]:
         if not fields_of(english)
     }
     templates = [_compile(e, t) for e, t in merged.items() if fields_of(e)]
+    for template in templates:  # translate() skips text without a word: so must templates
+        if not worth_translating(template.english):
+            raise ValueError(f"{template.english!r} has no word outside its fields")
     templates.sort(key=lambda t: -len(t.pattern.pattern))
     return exact, tuple(templates)
 
@@ -112,6 +117,8 @@ def translate(text: str, language: str | None = None) -> str:
     exact, templates = catalog(language)
     if text in exact:
         return exact[text]
+    if not worth_translating(text):  # every template has a word: numbers alone match none
+        return text
     for template in templates:
         match = template.pattern.fullmatch(text)
         if match:

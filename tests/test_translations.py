@@ -109,13 +109,15 @@ def _first_markdown(notebook: dict) -> dict:
     return next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
 
 
-def test_an_edited_english_cell_is_named(tmp_path: Path) -> None:
-    def edit(notebook: dict) -> dict:
-        cell = _first_markdown(notebook)
-        cell["source"] = "".join(cell["source"]) + "\nOne more sentence."
-        return cell
+def _add_a_sentence(notebook: dict) -> dict:
+    """Edit the first markdown cell's English, as an author would; return the cell."""
+    cell = _first_markdown(notebook)
+    cell["source"] = "".join(cell["source"]) + "\nOne more sentence."
+    return cell
 
-    copy, cell = _edited_copy(tmp_path, ENGLISH[0], edit)
+
+def test_an_edited_english_cell_is_named(tmp_path: Path) -> None:
+    copy, cell = _edited_copy(tmp_path, ENGLISH[0], _add_a_sentence)
     problems = notebook_translation.cell_problems(copy, LANGUAGE)
     assert [(p.cell_id, p.reason) for p in problems] == [
         (cell["id"], "the English changed since its translation")
@@ -126,12 +128,7 @@ def test_an_edited_english_cell_is_named(tmp_path: Path) -> None:
 
 
 def test_build_leaves_a_notebook_with_untranslated_cells_alone(tmp_path: Path) -> None:
-    def edit(notebook: dict) -> dict:
-        cell = _first_markdown(notebook)
-        cell["source"] = "".join(cell["source"]) + "\nOne more sentence."
-        return cell
-
-    copy, cell = _edited_copy(tmp_path, ENGLISH[0], edit)
+    copy, cell = _edited_copy(tmp_path, ENGLISH[0], _add_a_sentence)
     target = notebook_translation.translated_path(copy, LANGUAGE)
     before = target.read_bytes()
     written, skipped = notebook_translation.build(LANGUAGE, [copy])
