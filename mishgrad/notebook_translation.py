@@ -172,13 +172,18 @@ def module_templates() -> list[str]:
     return list(found)
 
 
-def _text_problems(where: str, templates: list[str], language: str) -> list[Problem]:
+def _translation_of(template: str, language: str) -> str | None:
+    """The translation of a template, or ``None``; exact entries are keyed without ``{{ }}``."""
     exact, compiled = i18n.catalog(language)
-    entries = {**exact, **{t.english: t.translation for t in compiled}}
+    plain = template.replace("{{", "{").replace("}}", "}")
+    with_fields = next((t.translation for t in compiled if t.english == template), None)
+    return exact.get(plain, with_fields)
+
+
+def _text_problems(where: str, templates: list[str], language: str) -> list[Problem]:
     problems = []
     for template in templates:
-        plain = template.replace("{{", "{").replace("}}", "}")
-        translation = entries.get(template, exact.get(plain))
+        translation = _translation_of(template, language)
         if translation is None:
             problems.append(Problem(where, "text", f"not translated: {template!r}"))
         elif sorted(i18n.fields_of(translation)) != sorted(i18n.fields_of(template)):
@@ -216,8 +221,7 @@ def todo(english: Path, language: str) -> str:
 
 
 def _todo_texts(templates: list[str], language: str) -> str:
-    missing = {p.reason for p in _text_problems("", templates, language)}
-    return "".join(text_entry(t, t) for t in templates if f"not translated: {t!r}" in missing)
+    return "".join(text_entry(t, t) for t in templates if _translation_of(t, language) is None)
 
 
 def _outputs_by_id(path: Path) -> dict[str, tuple[str, dict]]:
@@ -280,6 +284,11 @@ def translate_notebook(english: Path, language: str) -> dict:
     problems = cell_problems(english, language)
     if problems:
         raise ValueError("\n".join(map(str, problems)))
+    return _generated(english, language)
+
+
+def _generated(english: Path, language: str) -> dict:
+    """:func:`translate_notebook` once its cells are known to be translated and current."""
     notebook = copy.deepcopy(_load(english))
     found = _translations(english, language)
     assert found is not None  # no problems means every cell has its translation
@@ -344,7 +353,7 @@ def build(
             skipped[english.name] = problems
             continue
         target = translated_path(english, language)
-        text = _dump(translate_notebook(english, language))
+        text = _dump(_generated(english, language))  # cell_problems just passed
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
