@@ -50,9 +50,11 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/$(LAB_TREE) \
 		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
+# lint-imports: the package's layers and acyclic imports (the contracts in pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check mishgrad tests bench notebooks docs tools kernel/tests
 	$(BIN)/ruff format --check mishgrad tests bench notebooks docs tools kernel/tests
+	$(BIN)/lint-imports --no-cache
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs tools kernel/tests
@@ -68,9 +70,9 @@ gtest:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
 
 # The operator's ops-nn-format unit tests (kernel/tests/ut) on the twin: tiling and
-# infershape in gtest, the kernel with golden data (mishgrad/ut.py).
+# infershape in gtest, the kernel with golden data (mishgrad/kernel/ut.py).
 ut: $(STAMP) gtest
-	$(BIN)/python -m mishgrad.ut
+	$(BIN)/python -m mishgrad.kernel.ut
 
 # The Chinese notebooks' figures need a font with Chinese glyphs: Debian's fonts-noto-cjk,
 # installed when fontconfig knows no Simplified Chinese font (as root, or through sudo).
@@ -88,12 +90,12 @@ test: lint ut fonts
 	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS) $(TEST_WORKERS)
 
 # The Chinese notebooks are generated from the English ones and translations/zh-CN
-# (mishgrad/notebook_translation.py), then executed like them.
+# (mishgrad/book/notebook_translation.py), then executed like them.
 translations: $(STAMP)
-	$(BIN)/python -m mishgrad.notebook_translation check
+	$(BIN)/python -m mishgrad.book.notebook_translation check
 
 notebooks: $(STAMP) fonts
-	$(BIN)/python -m mishgrad.notebook_translation build
+	$(BIN)/python -m mishgrad.book.notebook_translation build
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
 		$(NOTEBOOKS)
@@ -111,13 +113,13 @@ exhaustive: $(STAMP)
 	$(BIN)/python bench/exhaustive.py $(EXHAUSTIVE_ARGS)
 
 twin: $(STAMP)
-	$(BIN)/python -c "from mishgrad import twin; print(twin.build())"
+	$(BIN)/python -c "from mishgrad.kernel import twin_build; print(twin_build.build())"
 
 # The C++ aclnn example, built with the twin's acl/aclnn headers and linked against the twin
-# library (mishgrad/example.py). On an Ascend host, kernel/examples/run.sh builds the same
-# source against CANN.
+# library (mishgrad/aclnn/example.py). On an Ascend host, kernel/examples/run.sh builds the
+# same source against CANN.
 example: $(STAMP)
-	$(BIN)/python -m mishgrad.example
+	$(BIN)/python -m mishgrad.aclnn.example
 
 # Every Ascend-side source compiled with g++ -fsyntax-only -Werror against CANN's own headers,
 # with ops-nn's include directories, plus a self-test of planted API misuses

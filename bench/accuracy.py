@@ -1,9 +1,9 @@
 """Accuracy benchmark: every formula x dtype, and the kernel under each numerics model.
 
 Prints, per dtype, a summary row per formula (NumPy, IEEE arithmetic; exhaustive for
-float16 and bfloat16, the documented sample of mishgrad.samples for float32), then the
+float16 and bfloat16, the documented sample of mishgrad.math.samples for float32), then the
 kernel on the CPU twin under the ieee, hardware and adversarial models side by side
-(mishgrad.accuracy: float32 adds every float32 around the root of d and the band where
+(mishgrad.evaluation.accuracy: float32 adds every float32 around the root of d and the band where
 exp(x) is subnormal), each target's verdict per model, CANN's MERE/MARE, and the tanhx
 branch's figures. Exits with status 1 if the kernel misses a target under any model.
 Run with ``make bench``.
@@ -15,7 +15,9 @@ import sys
 
 import numpy as np
 
-from mishgrad import accuracy, dtypes, errors, numerics, oracle, samples, twin
+from mishgrad.evaluation import accuracy
+from mishgrad.kernel import twin
+from mishgrad.math import dtypes, errors, numerics, oracle, samples
 
 COLUMNS = (
     ("max_ulp", "max ULP", "{:.0f}"),

@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mishgrad import exhaustive_report, exhaustive_run, twin
-from mishgrad.exhaustive_run import REPOSITORY, SUMMARIES, Plan
+from mishgrad.book import exhaustive_report
+from mishgrad.evaluation import exhaustive_run
+from mishgrad.evaluation.exhaustive_run import REPOSITORY, SUMMARIES, Plan
+from mishgrad.kernel import twin
 
 
 def arguments() -> argparse.Namespace:

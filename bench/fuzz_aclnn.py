@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import hostile
 from aclnn_cases import cases, check_case
 
-from mishgrad import acl
+from mishgrad import aclnn
 
 
 def _long_run(examples: int) -> settings:
@@ -58,7 +58,7 @@ def hostile_cases(views: int, lifecycles: int) -> Counter[str]:
 
 def main(count: int) -> int:
     outcomes: Counter[str] = Counter()
-    with acl.Session("twin") as session:
+    with aclnn.Session("twin") as session:
 
         @_long_run(count)
         @given(tensors=cases())

@@ -4,7 +4,7 @@ Prints, for each dtype and branch, the vector instructions of one full tile as t
 trace counts them (Exp and Div separately), how many of them the root window takes
 (counted in its source), the targets for float32 without tanhx (1 Exp, at most 2 Div and
 26 instructions) and ops-nn v1's float32 no-tanhx path, counted from this project's
-description of its operation order (``mishgrad.upstream``).
+description of its operation order (``mishgrad.evaluation.upstream``).
 Then the throughput of the kernel on the CPU twin and of the NumPy model on this machine,
 in elements per second, the median of several runs. Run with ``make bench``.
 """
@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
-from mishgrad import numerics, trace, twin, upstream
-from mishgrad.throughput import inputs, median_rate
+from mishgrad.evaluation import upstream
+from mishgrad.evaluation.throughput import inputs, median_rate
+from mishgrad.kernel import source, trace, twin
+from mishgrad.math import numerics
 
 DTYPES = ("float32", "float16", "bfloat16")
 V1_FLOAT32 = upstream.V1_FLOAT32_NO_TANHX  # counted from the described operation order
@@ -23,7 +25,9 @@ TARGET = {"total": 26, "exp": 1, "div": 2}  # no-tanhx float32
 
 
 def instruction_table() -> bool:
-    window = trace.method_instructions(twin.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow")
+    window = trace.method_instructions(
+        source.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
+    )
     print("Vector instructions per tile (twin trace, core 0, tile 0)")
     print(f"  {'dtype':9s} {'branch':9s} {'total':>5s} {'Exp':>4s} {'Div':>4s}  by op")
     met = True

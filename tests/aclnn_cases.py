@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from mishgrad import acl, dtypes, errors, oracle
+from mishgrad import aclnn
+from mishgrad.math import dtypes, errors, oracle
 
 _NUMPY_NAMES = "float32 float16 float64 int8 int32 uint8 int16 uint16 uint32 int64 uint64 bool"
 ALL_DTYPES = [np.dtype(name) for name in _NUMPY_NAMES.split()] + [dtypes.bfloat16]
@@ -147,11 +148,11 @@ def _random_storage(rng: np.random.Generator, case: TensorCase) -> np.ndarray:
     return values.astype(case.dtype) if case.dtype != np.bool_ else values > 0
 
 
-def check_case(session: acl.Session, tensors: list[TensorCase | None], seed: int) -> str:
+def check_case(session: aclnn.Session, tensors: list[TensorCase | None], seed: int) -> str:
     """Run one case; return "created-invalid", "status" or "computed" (raises on a mismatch)."""
     rng = np.random.default_rng(seed)
     storages = [None if t is None else _random_storage(rng, t) for t in tensors]
-    handles: list[acl.DeviceTensor | None] = []
+    handles: list[aclnn.DeviceTensor | None] = []
     try:
         for case, storage in zip(tensors, storages, strict=True):
             if case is None:
@@ -167,7 +168,7 @@ def check_case(session: acl.Session, tensors: list[TensorCase | None], seed: int
                 )
             try:
                 handles.append(
-                    acl.DeviceTensor.describe(
+                    aclnn.DeviceTensor.describe(
                         session,
                         address,
                         case.shape,
@@ -177,12 +178,12 @@ def check_case(session: acl.Session, tensors: list[TensorCase | None], seed: int
                         case.dtype,
                     )
                 )
-            except acl.AclError:
+            except aclnn.AclError:
                 session.free(address)
                 assert not case.fits(), f"aclCreateTensor refused a view that fits: {case}"
                 return "created-invalid"
             assert case.fits(), f"aclCreateTensor accepted a view outside its storage: {case}"
-        phase1 = acl.get_workspace_size(session, *handles, check=False)
+        phase1 = aclnn.get_workspace_size(session, *handles, check=False)
         expected = expected_status(tensors)
         assert phase1.status == expected, (
             phase1.status,
@@ -192,7 +193,7 @@ def check_case(session: acl.Session, tensors: list[TensorCase | None], seed: int
         )
         if expected != 0:
             return "status"
-        assert acl.run(session, phase1, check=False) == 0, session.lib.aclGetRecentErrMsg()
+        assert aclnn.run(session, phase1, check=False) == 0, session.lib.aclGetRecentErrMsg()
         _check_result(tensors, storages, handles[2])
         return "computed"
     finally:
@@ -202,12 +203,12 @@ def check_case(session: acl.Session, tensors: list[TensorCase | None], seed: int
 
 
 def _check_result(
-    tensors: list[TensorCase], storages: list[np.ndarray], out: acl.DeviceTensor
+    tensors: list[TensorCase], storages: list[np.ndarray], out: aclnn.DeviceTensor
 ) -> None:
     grad_case, x_case, out_case = tensors
     grad = _host_values(grad_case, storages[0])
     x = _host_values(x_case, storages[1])
-    compute = acl.result_dtype(grad.dtype, x.dtype)
+    compute = aclnn.result_dtype(grad.dtype, x.dtype)
     expected = oracle.mish_backward_oracle(grad.astype(compute), x.astype(compute)).astype(
         out_case.dtype
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, oracle, samples
+from mishgrad.math import dtypes, oracle, samples
 
 
 @pytest.fixture(scope="session", params=["float16", "bfloat16"])

@@ -32,7 +32,11 @@ import numpy as np
 from aclnn_cases import TensorCase
 from hypothesis import strategies as st
 
-from mishgrad import acl, dtypes, errors, oracle, twin
+from mishgrad import aclnn
+from mishgrad.aclnn import backends
+from mishgrad.aclnn.binding import INT64_RANGE
+from mishgrad.kernel import twin_build
+from mishgrad.math import dtypes, errors, oracle
 
 INT64_MAX = 2**63 - 1
 #: aclDataType values the twin defines, and their element sizes.
@@ -52,12 +56,12 @@ DEVICE_MEMORY = 8 << 30  # the twin's device memory
 
 
 @cache
-def fresh_library() -> acl.Backend:
+def fresh_library() -> aclnn.Backend:
     """The twin library, copied so that its runtime state is this module's own and untouched."""
     folder = Path(tempfile.mkdtemp(prefix="mishgrad-hostile-"))
     copy = folder / "libmishgrad_twin_hostile.so"
-    shutil.copy(twin.build(), copy)
-    backend = acl._twin_backend_at(str(copy))
+    shutil.copy(twin_build.build(), copy)
+    backend = backends._twin_backend_at(str(copy))
     shutil.rmtree(folder)  # loaded: the mapping outlives the file
     return backend
 
@@ -87,12 +91,12 @@ def in_child(work: Callable[[], Any]) -> Any:
     return value
 
 
-def message(lib: acl.Backend) -> str:
+def message(lib: aclnn.Backend) -> str:
     """The calling thread's messages (and clears them)."""
     return (lib.aclGetRecentErrMsg() or b"").decode()
 
 
-def ready(lib: acl.Backend) -> ctypes.c_void_p:
+def ready(lib: aclnn.Backend) -> ctypes.c_void_p:
     """aclInit, device 0 and a stream, in a fresh child."""
     stream = ctypes.c_void_p()
     for status in (
@@ -265,9 +269,9 @@ def _fill(rng: np.random.Generator, dtype: int) -> np.ndarray:
     return np.frombuffer(typed.tobytes()[:PADDED_BYTES], np.uint8).copy()
 
 
-def _create(lib: acl.Backend, view: RawView, address: int) -> int | None:
+def _create(lib: aclnn.Backend, view: RawView, address: int) -> int | None:
     def int64s(values: tuple[int, ...]) -> ctypes.Array:
-        checked = acl.checked_ints("a view's numbers", values, acl.INT64_RANGE)  # never wrapped
+        checked = aclnn.checked_ints("a view's numbers", values, INT64_RANGE)  # never wrapped
         return (ctypes.c_int64 * max(len(checked), 1))(*checked)
 
     return lib.aclCreateTensor(
@@ -433,7 +437,9 @@ def _take(live: set[int], index: int, missing: int) -> int:
 FORGED = 0x1230
 
 
-def _perform(lib: acl.Backend, calls: list[tuple]) -> tuple[list[tuple[int, str, str]], list[int]]:
+def _perform(
+    lib: aclnn.Backend, calls: list[tuple]
+) -> tuple[list[tuple[int, str, str]], list[int]]:
     """Run the calls; per call its status and the two messages read after it, and the addresses
     aclrtMalloc returned."""
     handles: dict[str, list[int]] = {"stream": [], "buffer": [], "executor": []}

@@ -7,20 +7,23 @@ import ctypes
 import numpy as np
 import pytest
 
-from mishgrad import acl, errors, oracle, twin
+from mishgrad import aclnn
+from mishgrad.aclnn import session as session_module
+from mishgrad.kernel import source
+from mishgrad.math import errors, oracle
 
 
 @pytest.fixture
 def session():
     """A session on the backend $MISHGRAD_BACKEND selects (the twin here, CANN on an NPU host)."""
-    with acl.Session() as s:
+    with aclnn.Session() as s:
         yield s
 
 
 @pytest.fixture
 def twin_session():
     """The twin only: device memory rules and messages that CANN words differently."""
-    with acl.Session("twin") as s:
+    with aclnn.Session("twin") as s:
         yield s
 
 
@@ -31,7 +34,7 @@ def says(session, message, text):
 
 def call(session, grad, x, out):
     """Phase 1 with the status returned, and the library's message."""
-    phase1 = acl.get_workspace_size(session, grad, x, out, check=False)
+    phase1 = aclnn.get_workspace_size(session, grad, x, out, check=False)
     return phase1, session.lib.aclGetRecentErrMsg().decode()
 
 
@@ -47,7 +50,7 @@ def floats(*shape, dtype=np.float32):
 def test_the_ops_nn_example_matches_the_oracle(session):
     grad = np.arange(8, dtype=np.float32).reshape(4, 2)
     x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
-    out = acl.mish_backward(grad, x, session=session)
+    out = aclnn.mish_backward(grad, x, session=session)
     assert_close(out, oracle.mish_backward_oracle(grad, x))
 
 
@@ -114,14 +117,14 @@ def test_output_shape_must_be_the_broadcast_shape(session):
 def test_broadcasting_and_promotion(session):
     grad = floats(2, 1, 3, dtype=np.float16)
     x = floats(4, 1, dtype=ml_bf16())
-    out = acl.mish_backward(grad, x, session=session)
+    out = aclnn.mish_backward(grad, x, session=session)
     assert out.shape == (2, 4, 3) and out.dtype == np.float32  # float16 with bfloat16 -> float32
     expected = oracle.mish_backward_oracle(grad.astype(np.float32), x.astype(np.float32))
     assert_close(out, expected)
 
 
 def ml_bf16():
-    from mishgrad.dtypes import bfloat16
+    from mishgrad.math.dtypes import bfloat16
 
     return bfloat16
 
@@ -134,8 +137,10 @@ def test_non_contiguous_inputs_and_output(session, dtype):
     tensors = [session.tensor(grad), session.tensor(x)]
     # The output: every other element of rows of 6 in a larger device buffer, from element 1.
     out_device = session.tensor(np.zeros(36, dtype=dtype))
-    out_view = acl.DeviceTensor.describe(session, out_device.address, (3, 3), (6, 2), 1, 36, dtype)
-    acl.run(session, acl.get_workspace_size(session, *tensors, out_view))
+    out_view = aclnn.DeviceTensor.describe(
+        session, out_device.address, (3, 3), (6, 2), 1, 36, dtype
+    )
+    aclnn.run(session, aclnn.get_workspace_size(session, *tensors, out_view))
     whole = out_device.to_numpy()
     positions = 1 + np.add.outer(6 * np.arange(3), 2 * np.arange(3))
     expected = oracle.mish_backward_oracle(grad, x)
@@ -149,7 +154,9 @@ def test_non_contiguous_inputs_and_output(session, dtype):
 def test_output_with_overlapping_elements_is_161002(twin_session):
     session = twin_session
     storage = session.tensor(np.zeros(4, np.float32))
-    expanded = acl.DeviceTensor.describe(session, storage.address, (3, 4), (0, 1), 0, 4, np.float32)
+    expanded = aclnn.DeviceTensor.describe(
+        session, storage.address, (3, 4), (0, 1), 0, 4, np.float32
+    )
     phase1, message = call(
         session, session.tensor(floats(3, 4)), session.tensor(floats(3, 4)), expanded
     )
@@ -162,38 +169,38 @@ def test_output_with_overlapping_elements_is_161002(twin_session):
 def test_in_place_output_over_an_input(session):
     x = floats(1000)
     x_device = session.tensor(x)
-    acl.run(
+    aclnn.run(
         session,
-        acl.get_workspace_size(session, session.tensor(np.ones_like(x)), x_device, x_device),
+        aclnn.get_workspace_size(session, session.tensor(np.ones_like(x)), x_device, x_device),
     )
     assert_close(x_device.to_numpy(), oracle.mish_backward_oracle(np.ones_like(x), x))
 
 
 def test_empty_tensors_succeed_with_no_workspace(session):
     empty = [session.tensor(np.zeros((0, 3), np.float32)) for _ in range(3)]
-    phase1 = acl.get_workspace_size(session, *empty)
+    phase1 = aclnn.get_workspace_size(session, *empty)
     assert phase1.status == 0 and phase1.workspace_size == 0
-    assert acl.run(session, phase1) == 0
+    assert aclnn.run(session, phase1) == 0
     empty = np.zeros((2, 0), np.float32)
-    assert acl.mish_backward(empty, empty, session=session).shape == (2, 0)
+    assert aclnn.mish_backward(empty, empty, session=session).shape == (2, 0)
 
 
 def test_workspace_is_exactly_what_the_plan_needs(twin_session):
     session = twin_session
     n = 1000
     contiguous = [session.tensor(floats(n)) for _ in range(3)]
-    assert acl.get_workspace_size(session, *contiguous).workspace_size == 0
+    assert aclnn.get_workspace_size(session, *contiguous).workspace_size == 0
     half_grad = [
         session.tensor(floats(n, dtype=np.float16)),
         session.tensor(floats(n)),
         session.tensor(floats(n)),
     ]
     assert (
-        acl.get_workspace_size(session, *half_grad).workspace_size == 4000
+        aclnn.get_workspace_size(session, *half_grad).workspace_size == 4000
     )  # grad widened to float32
     everything = [session.tensor(floats(n, dtype=np.float16)), session.tensor(floats(1)),
                   session.tensor(floats(n, dtype=np.float16))]  # fmt: skip
-    assert acl.get_workspace_size(session, *everything).workspace_size == 3 * 4000
+    assert aclnn.get_workspace_size(session, *everything).workspace_size == 3 * 4000
 
 
 def test_a_smaller_or_missing_workspace_is_refused(twin_session):
@@ -203,7 +210,7 @@ def test_a_smaller_or_missing_workspace_is_refused(twin_session):
         session.tensor(floats(100)),
         session.tensor(floats(100)),
     ]
-    phase1 = acl.get_workspace_size(session, *tensors)
+    phase1 = aclnn.get_workspace_size(session, *tensors)
     status = session.lib.aclnnMishBackward(
         None, phase1.workspace_size - 1, phase1.executor, session.stream
     )
@@ -223,28 +230,28 @@ def test_a_smaller_or_missing_workspace_is_refused(twin_session):
         status == 161002
         and "not 416 bytes of device memory" in session.lib.aclGetRecentErrMsg().decode()
     )
-    assert acl.run(session, phase1) == 0  # the executor is still usable after refusals
+    assert aclnn.run(session, phase1) == 0  # the executor is still usable after refusals
 
 
 def test_an_executor_runs_once(session):
-    phase1 = acl.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
-    assert acl.run(session, phase1) == 0
-    again = acl.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
+    phase1 = aclnn.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
+    assert aclnn.run(session, phase1) == 0
+    again = aclnn.get_workspace_size(session, *(session.tensor(floats(10)) for _ in range(3)))
     assert again.executor != phase1.executor  # a new executor never reuses a spent one's handle
-    with pytest.raises(acl.AclError, match="already run") as caught:
-        acl.run(session, phase1)
+    with pytest.raises(aclnn.AclError, match="already run") as caught:
+        aclnn.run(session, phase1)
     assert caught.value.code == 161002 and caught.value.name == "ACLNN_ERR_PARAM_INVALID"
 
 
 def test_freeing_an_input_early_surfaces_at_synchronize(twin_session):
     session = twin_session
     tensors = [session.tensor(floats(10)) for _ in range(3)]
-    phase1 = acl.get_workspace_size(session, *tensors)
+    phase1 = aclnn.get_workspace_size(session, *tensors)
     session.free(tensors[0].address)
     tensors[0].address = None
     status = session.lib.aclnnMishBackward(None, 0, phase1.executor, session.stream)
     assert status == 0  # the task is accepted ...
-    with pytest.raises(acl.AclError, match="freed before aclnnMishBackward ran") as caught:
+    with pytest.raises(aclnn.AclError, match="freed before aclnnMishBackward ran") as caught:
         session.synchronize()  # ... and fails where the hardware reports it
     assert caught.value.code == 507015
 
@@ -274,23 +281,23 @@ def test_runtime_rules(twin_session):
 def test_tensor_views_must_fit_their_storage(twin_session):
     session = twin_session
     storage = session.tensor(np.zeros(8, np.float32))
-    ok = acl.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 0, 8, np.float32)
+    ok = aclnn.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 0, 8, np.float32)
     ok.release()
-    with pytest.raises(acl.AclError, match="reaches element 8 but the storage holds 8 elements"):
-        acl.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 1, 8, np.float32)
-    with pytest.raises(acl.AclError, match="not inside one device allocation"):
-        acl.DeviceTensor.describe(session, storage.address, (2,), (1,), 0, 64, np.float32)
-    with pytest.raises(acl.AclError, match="must not be negative"):
-        acl.DeviceTensor.describe(session, storage.address, (2,), (-1,), 1, 8, np.float32)
+    with pytest.raises(aclnn.AclError, match="reaches element 8 but the storage holds 8 elements"):
+        aclnn.DeviceTensor.describe(session, storage.address, (2, 4), (4, 1), 1, 8, np.float32)
+    with pytest.raises(aclnn.AclError, match="not inside one device allocation"):
+        aclnn.DeviceTensor.describe(session, storage.address, (2,), (1,), 0, 64, np.float32)
+    with pytest.raises(aclnn.AclError, match="must not be negative"):
+        aclnn.DeviceTensor.describe(session, storage.address, (2,), (-1,), 1, 8, np.float32)
     assert session.lib.aclDestroyTensor(None) == 161001
     assert session.lib.aclDestroyTensor(12345) == 161002
 
 
 def test_backend_selection(monkeypatch):
-    assert acl.load_backend("twin").name == "twin"
-    assert set(acl.load_backend("twin").libraries) == {"runtime", "tensors", "op"}
+    assert aclnn.load_backend("twin").name == "twin"
+    assert set(aclnn.load_backend("twin").libraries) == {"runtime", "tensors", "op"}
     with pytest.raises(ValueError, match="auto, twin, ascend, ascend-builtin"):
-        acl.load_backend("gpu")
+        aclnn.load_backend("gpu")
     monkeypatch.setenv("ASCEND_HOME_PATH", "/nonexistent")
     if not any(
         p.exists()
@@ -300,31 +307,31 @@ def test_backend_selection(monkeypatch):
         )
     ):
         with pytest.raises(OSError, match="CANN not found"):
-            acl.load_backend("ascend")
-        assert acl.load_backend("auto").name == "twin"
+            aclnn.load_backend("ascend")
+        assert aclnn.load_backend("auto").name == "twin"
 
 
 def test_the_twin_backend_is_built_from_a_kernel_folder():
     # kernel/ by default; the same sources give the same library, bound once.
-    assert acl.twin_backend() is acl.load_backend("twin")
-    assert acl.twin_backend(twin.KERNEL_DIR) is acl.twin_backend()
+    assert aclnn.twin_backend() is aclnn.load_backend("twin")
+    assert aclnn.twin_backend(source.KERNEL_DIR) is aclnn.twin_backend()
 
 
 def test_an_earlier_aclinit_leaves_no_message_behind():
     # Someone else initialized ACL first (as notebook 07's raw calls do): the session accepts
     # the repeat, and its message must not end up in the next error report.
-    backend = acl.load_backend("twin")
+    backend = aclnn.load_backend("twin")
     backend.aclInit(None)
-    acl._INITIALIZED.discard(backend.libraries["runtime"])
-    with acl.Session(backend) as session:
+    session_module._INITIALIZED.discard(backend.libraries["runtime"])
+    with aclnn.Session(backend) as session:
         assert not session.lib.aclGetRecentErrMsg()
 
 
 def test_sessions_share_acl_and_the_device():
-    with acl.Session("twin") as first:
+    with aclnn.Session("twin") as first:
         kept = first.tensor(floats(10))
-        with acl.Session("twin") as second:
-            assert acl.mish_backward(floats(4), floats(4), session=second).shape == (4,)
+        with aclnn.Session("twin") as second:
+            assert aclnn.mish_backward(floats(4), floats(4), session=second).shape == (4,)
         # Closing the second session released its hold on the device, not the first's memory.
         np.testing.assert_array_equal(kept.to_numpy(), floats(10))
 
@@ -332,6 +339,6 @@ def test_sessions_share_acl_and_the_device():
 def test_a_view_over_another_tensor_does_not_free_its_memory(twin_session):
     session = twin_session
     owner = session.tensor(floats(8))
-    view = acl.DeviceTensor.describe(session, owner.address, (4,), (2,), 0, 8, np.float32)
+    view = aclnn.DeviceTensor.describe(session, owner.address, (4,), (2,), 0, 8, np.float32)
     view.release()
     np.testing.assert_array_equal(owner.to_numpy(), floats(8))

@@ -11,14 +11,14 @@ import pytest
 from aclnn_cases import cases, check_case
 from hypothesis import HealthCheck, given, settings
 
-from mishgrad import acl
+from mishgrad import aclnn
 
 OUTCOMES: Counter[str] = Counter()
 
 
 @pytest.fixture(scope="module")
 def session():
-    with acl.Session("twin") as s:
+    with aclnn.Session("twin") as s:
         yield s
 
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from mishgrad import acl, twin
+from mishgrad import aclnn
+from mishgrad.kernel import twin_build
 
 CONTRACT_PROBE = Path(__file__).parent / "twin" / "contract_probe.cpp"
 
@@ -58,7 +59,7 @@ def test_error_messages_belong_to_the_calling_thread_and_are_cleared_on_read():
 
 @pytest.fixture
 def twin_session():
-    with acl.Session("twin") as s:
+    with aclnn.Session("twin") as s:
         yield s
 
 
@@ -116,7 +117,7 @@ def test_misaligned_tensor_data_and_workspace_are_refused(twin_session):
     assert not raw_tensor(lib, (4,), (1,), 0, (4,), 0, 2, address + 2)
     assert "not aligned to its dtype's 4-byte elements" in hostile.message(lib)
     grad = session.tensor(np.zeros(8, np.float16))  # float16 with float32: gathered, workspace used
-    phase1 = acl.get_workspace_size(
+    phase1 = aclnn.get_workspace_size(
         session,
         grad,
         session.tensor(np.zeros(8, np.float32)),
@@ -146,14 +147,14 @@ def test_stale_handles_are_refused_not_confused(twin_session):
     lib = session.lib
 
     def plan():
-        return acl.get_workspace_size(
+        return aclnn.get_workspace_size(
             session, *(session.tensor(np.ones(4, np.float32)) for _ in range(3))
         )
 
     old = plan()
-    acl.run(session, old)
+    aclnn.run(session, old)
     for _ in range(50):  # later executors: none may take the old handle's place
-        acl.run(session, plan())
+        aclnn.run(session, plan())
     assert lib.aclnnMishBackward(None, 0, old.executor, session.stream) == 161002
     assert "already run" in hostile.message(lib)
     tensor = session.tensor(np.ones(4, np.float32))
@@ -202,24 +203,24 @@ def test_storage_freed_and_allocated_again_is_caught():
 def test_the_overlap_check_is_bounded_and_names_its_rule(twin_session):
     session = twin_session
     storage = session.malloc(160 * 1024)
-    out = acl.DeviceTensor.describe(
+    out = aclnn.DeviceTensor.describe(
         session, storage, (8192, 8192), (3, 2), 0, 40 * 1024, np.float32
     )
-    x = acl.DeviceTensor.describe(session, storage, (8192, 8192), (0, 0), 0, 1, np.float32)
+    x = aclnn.DeviceTensor.describe(session, storage, (8192, 8192), (0, 0), 0, 1, np.float32)
     started = time.perf_counter()
-    phase1 = acl.get_workspace_size(session, x, x, out, check=False)
+    phase1 = aclnn.get_workspace_size(session, x, x, out, check=False)
     elapsed = time.perf_counter() - started
     assert phase1.status == 161002 and elapsed < 0.5, elapsed
     text = hostile.message(session.lib)
     assert "rule 2: sorted by stride, dimension 0's stride 3 does not exceed 16382" in text, text
     assert "twin-only" in text
-    small = acl.DeviceTensor.describe(session, storage, (4, 3), (2, 3), 0, 16, np.float32)
-    x_small = acl.DeviceTensor.describe(session, storage, (4, 3), (0, 0), 0, 1, np.float32)
-    assert acl.get_workspace_size(session, x_small, x_small, small, check=False).status == 161002
+    small = aclnn.DeviceTensor.describe(session, storage, (4, 3), (2, 3), 0, 16, np.float32)
+    x_small = aclnn.DeviceTensor.describe(session, storage, (4, 3), (0, 0), 0, 1, np.float32)
+    assert aclnn.get_workspace_size(session, x_small, x_small, small, check=False).status == 161002
     assert "rule 3: compared one by one" in hostile.message(session.lib)
-    broadcast = acl.DeviceTensor.describe(session, storage, (4, 3), (0, 1), 0, 16, np.float32)
+    broadcast = aclnn.DeviceTensor.describe(session, storage, (4, 3), (0, 1), 0, 16, np.float32)
     assert (
-        acl.get_workspace_size(session, x_small, x_small, broadcast, check=False).status == 161002
+        aclnn.get_workspace_size(session, x_small, x_small, broadcast, check=False).status == 161002
     )
     assert "rule 1: dimension 0 has 4 elements and stride 0" in hostile.message(session.lib)
 
@@ -236,11 +237,11 @@ def test_the_overlap_check_is_bounded_and_names_its_rule(twin_session):
 def test_the_python_layer_refuses_numbers_ctypes_would_wrap(twin_session, arguments, expected):
     address = twin_session.malloc(64)
     with pytest.raises(ValueError, match=expected):
-        acl.DeviceTensor.describe(twin_session, address, *arguments, np.float32)
+        aclnn.DeviceTensor.describe(twin_session, address, *arguments, np.float32)
     with pytest.raises(ValueError, match="nbytes: -1"):
         twin_session.malloc(-1)
     with pytest.raises(ValueError, match="device: 4294967296"):
-        acl.Session("twin", device=2**32)
+        aclnn.Session("twin", device=2**32)
 
 
 @pytest.mark.parametrize(
@@ -253,7 +254,7 @@ def test_the_python_layer_refuses_numbers_ctypes_would_wrap(twin_session, argume
     ],
 )
 def test_the_shared_contract_counts_elements_without_wrapping(shape, expected):
-    probe = twin.build_extra("mishgrad_contract_probe", [CONTRACT_PROBE])
+    probe = twin_build.build_extra("mishgrad_contract_probe", [CONTRACT_PROBE])
     probe.contract_status.argtypes = [
         ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_char_p, ctypes.c_uint64
     ]  # fmt: skip

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.patches import Rectangle
 
-from mishgrad import acl_viz
+from mishgrad.book import acl_viz
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,8 @@
 """MISHGRAD_BACKEND=ascend and ascend-builtin on a stand-in CANN install: which operator ran.
 
-The stand-in (:func:`mishgrad.opsnn.stand_in_install`) is laid out like CANN, with copies of
+The stand-in (:func:`mishgrad.kernel.opsnn.stand_in_install`) is laid out like CANN, with copies of
 the twin library, one per role. Each probe runs in a fresh process
-(:func:`mishgrad.opsnn.probe_backend`): the ascend backend loads its libraries with global
+(:func:`mishgrad.kernel.opsnn.probe_backend`): the ascend backend loads its libraries with global
 scope, which must not leak into this test process.
 """
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mishgrad import acl, opsnn, twin
+from mishgrad import aclnn
+from mishgrad.kernel import opsnn, twin_build
 
 
 def stand_in_cann(root: Path, *, package: bool, builtin: bool) -> Path:
     """CANN's runtime libraries, with our package and/or the built-in operator library."""
-    return opsnn.stand_in_install(root, twin.build(), package=package, builtin=builtin)
+    return opsnn.stand_in_install(root, twin_build.build(), package=package, builtin=builtin)
 
 
 def test_without_the_package_ascend_stops_and_says_how_to_build_it(tmp_path):
@@ -53,7 +54,7 @@ def test_a_package_installed_with_install_path_is_found(tmp_path, monkeypatch):
     vendor = cann / "elsewhere" / opsnn.VENDOR_DIR
     target = vendor / "op_api" / "lib" / "libcust_opapi.so"
     target.parent.mkdir(parents=True)
-    shutil.copy(twin.build(), target)
+    shutil.copy(twin_build.build(), target)
     monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{tmp_path / 'other_nn'}:{vendor}")
     served = opsnn.probe_backend(cann, "ascend", keep=("ASCEND_CUSTOM_OPP_PATH",))
     assert (
@@ -63,5 +64,5 @@ def test_a_package_installed_with_install_path_is_found(tmp_path, monkeypatch):
 
 
 def test_the_twin_reports_its_own_library():
-    backend = acl.load_backend("twin")
-    assert backend.served_by == str(twin.build().resolve())
+    backend = aclnn.load_backend("twin")
+    assert backend.served_by == str(twin_build.build().resolve())

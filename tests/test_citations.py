@@ -110,7 +110,7 @@ def test_the_checker_catches_a_missing_file() -> None:
     assert _missing("README.md", "see DESIGN §4")
     assert _missing("README.md", "see `mishgrad/nowhere.py`")
     assert _missing("README.md", "[x](notebooks/99_none.ipynb)")
-    assert not _missing("README.md", "see `mishgrad/twin.py` and [x](notebooks/)")
+    assert not _missing("README.md", "see `mishgrad/kernel/twin.py` and [x](notebooks/)")
     assert not _missing("README.md", "ops-nn's `docs/zh/install/compile.md`")
 
 

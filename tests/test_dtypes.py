@@ -2,7 +2,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mishgrad import dtypes
+from mishgrad.math import dtypes
 
 
 @pytest.mark.parametrize(("name", "count"), [("float16", 63487), ("bfloat16", 65279)])

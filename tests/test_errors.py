@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from mishgrad import errors, oracle
+from mishgrad.math import errors, oracle
 
 
 def f32(*values):

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad import errors, oracle, twin
+from mishgrad.kernel import twin_build
+from mishgrad.math import errors, oracle
 
 REPO = Path(__file__).resolve().parent.parent
 RUN_SH = REPO / "kernel" / "examples" / "run.sh"
@@ -128,7 +129,7 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
     op_include.mkdir(parents=True)
     op_library.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h", op_include)
-    shutil.copy(twin.build(), op_library)
+    shutil.copy(twin_build.build(), op_library)
     for name in ("ascendcl", "nnopbase"):
         target = cann / "lib64" / f"lib{name}.so"
         empty_library = [compiler, "-shared", "-x", "c++", os.devnull, "-o", str(target)]

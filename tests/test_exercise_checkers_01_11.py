@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mishgrad.exercises import nb01, nb11
+from mishgrad.book.exercises import nb01, nb11
 
 
 def _raises(*_: object) -> None:

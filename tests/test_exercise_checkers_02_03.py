@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mishgrad.exercises import nb02, nb03
+from mishgrad.book.exercises import nb02, nb03
 
 WRITE_CODE = [nb02.check_to_bfloat16_bits, nb03.check_b1_float16]
 NUMBERS = [nb02.check_exp3x, nb02.check_bfloat16_count, nb03.check_one_plus_e]

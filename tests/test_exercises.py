@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from exercise_answers import Case
 
-import mishgrad.exercises
-from mishgrad import twin
-from mishgrad.exercises import Verdict
-from mishgrad.scratch import scratch_kernel
+import mishgrad.book.exercises
+from mishgrad.book.exercises import Verdict
+from mishgrad.kernel import source
+from mishgrad.kernel.scratch import scratch_kernel
 
 
 def _answer_modules() -> list[str]:
@@ -28,8 +28,8 @@ def _answer_modules() -> list[str]:
 
 def _checkers() -> dict[str, object]:
     found = {}
-    for info in pkgutil.iter_modules(mishgrad.exercises.__path__):
-        module = importlib.import_module(f"mishgrad.exercises.{info.name}")
+    for info in pkgutil.iter_modules(mishgrad.book.exercises.__path__):
+        module = importlib.import_module(f"mishgrad.book.exercises.{info.name}")
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("check_") and function.__module__ == module.__name__:
                 found[f"{info.name}.{name}"] = function
@@ -50,9 +50,9 @@ CASES = _cases()
 
 def _kernel_digest() -> str:
     hasher = hashlib.sha256()
-    for path in sorted(twin.KERNEL_DIR.rglob("*")):
+    for path in sorted(source.KERNEL_DIR.rglob("*")):
         if path.is_file():
-            hasher.update(str(path.relative_to(twin.KERNEL_DIR)).encode())
+            hasher.update(str(path.relative_to(source.KERNEL_DIR)).encode())
             hasher.update(path.read_bytes())
     return hasher.hexdigest()
 

@@ -9,18 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from mishgrad import (
-    dtypes,
-    errors,
-    exhaustive,
-    exhaustive_report,
-    exhaustive_run,
-    oracle,
-    precision,
-    samples,
-    twin,
-)
-from mishgrad.exhaustive_run import Plan
+from mishgrad.book import exhaustive_report
+from mishgrad.evaluation import exhaustive, exhaustive_run, precision
+from mishgrad.evaluation.exhaustive_run import Plan
+from mishgrad.kernel import twin
+from mishgrad.math import dtypes, errors, oracle, samples
 
 
 def neighbours(value: float, count: int) -> np.ndarray:
@@ -105,7 +98,7 @@ def perturbed(truth: np.ndarray, rng: np.random.Generator, nonfinite: bool) -> n
 
 
 def python_stats(x: np.ndarray, actual: np.ndarray, truth: np.ndarray) -> dict:
-    """The statistics from mishgrad.errors and mishgrad.precision, on one region's elements."""
+    """The statistics of math.errors and evaluation.precision, on one region's elements."""
     normal = np.isfinite(truth) & (np.abs(truth) >= np.finfo(np.float32).tiny)
     summary = errors.summarize(actual, truth, rel_mask=normal, abs_mask=~normal)
     relative = precision.relative_errors(actual, truth)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mishgrad import citations, precision
+from mishgrad import citations
+from mishgrad.evaluation import precision
 
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs" / "glossary.md"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mishgrad import near_root, oracle
+from mishgrad.math import near_root, oracle
 
 
 def test_only_the_root_centred_polynomial_keeps_relative_accuracy_at_x0() -> None:

@@ -1,4 +1,4 @@
-"""Every formula of mishgrad.numerics against the oracle, and the claims the notebooks make."""
+"""Every formula of mishgrad.math.numerics against the oracle, and the claims the notebooks make."""
 
 import re
 
@@ -6,8 +6,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, errors, numerics, oracle, precision, samples, twin
-from mishgrad.twin import NUMERICS_MODELS
+from mishgrad.evaluation import precision
+from mishgrad.kernel import source
+from mishgrad.kernel.twin import NUMERICS_MODELS
+from mishgrad.math import dtypes, errors, numerics, oracle, samples
 
 ALL = ("float32", "float16", "bfloat16")
 
@@ -70,7 +72,7 @@ def test_t_plus_p_form_fails_cann_at_the_root_where_ours_passes():
 
 
 def test_kernel_root_constants_are_the_derived_ones():
-    header = (twin.KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
+    header = (source.KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
     root = numerics.root_expansion()
     for name, value in [
         ("kRootHigh", root.high),

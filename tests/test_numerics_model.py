@@ -10,7 +10,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from mishgrad import acl, platforms, twin, vector_math
+from mishgrad import aclnn
+from mishgrad.kernel import platforms, twin
+from mishgrad.math import vector_math
 
 FAITHFUL = ("hardware", "adversarial")
 FLT_MIN = np.finfo(np.float32).tiny
@@ -247,9 +249,9 @@ def test_the_c_abi_refuses_an_unknown_model():
 def test_aclnn_follows_the_environment(monkeypatch):
     grad, x = kernel_inputs(5000)
     monkeypatch.setenv(twin.NUMERICS_VARIABLE, "hardware")
-    with acl.Session("twin") as session:
-        out = acl.mish_backward(grad, x, session=session)
+    with aclnn.Session("twin") as session:
+        out = aclnn.mish_backward(grad, x, session=session)
         np.testing.assert_array_equal(out, twin.run_kernel(grad, x, numerics="hardware").out)
         monkeypatch.setenv(twin.NUMERICS_VARIABLE, "nonsense")
-        with pytest.raises(acl.AclError, match="MISHGRAD_TWIN_NUMERICS is 'nonsense'"):
-            acl.mish_backward(grad, x, session=session)
+        with pytest.raises(aclnn.AclError, match="MISHGRAD_TWIN_NUMERICS is 'nonsense'"):
+            aclnn.mish_backward(grad, x, session=session)

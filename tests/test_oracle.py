@@ -4,7 +4,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, oracle, samples
+from mishgrad.math import dtypes, oracle, samples
 
 
 def independent_dmish(x: float) -> mpmath.mpf:

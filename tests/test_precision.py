@@ -1,4 +1,4 @@
-"""mishgrad.precision: CANN's MERE/MARE standard for experimental operators."""
+"""mishgrad.evaluation.precision: CANN's MERE/MARE standard for experimental operators."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mishgrad import errors, numerics, oracle, precision
+from mishgrad.evaluation import precision
+from mishgrad.math import errors, numerics, oracle
 
 
 def test_thresholds_are_the_documented_powers_of_two():

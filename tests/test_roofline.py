@@ -1,4 +1,4 @@
-"""mishgrad.roofline: bytes and vector cycles per element, bounds, predictions."""
+"""mishgrad.evaluation.roofline: bytes and vector cycles per element, bounds, predictions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mishgrad import platforms, roofline, tiling, trace, twin, upstream
+from mishgrad.evaluation import roofline, upstream
+from mishgrad.kernel import pipeline, platforms, tiling, twin
 
 CONFIGS = [(d, t) for d in ("float32", "float16", "bfloat16") for t in (False, True)]
 
@@ -39,14 +40,14 @@ def test_measured_costs_match_the_trace(costs):
 
 @pytest.mark.parametrize(("dtype", "has_tanhx"), CONFIGS)
 def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanhx, costs):
-    """The model's 64 elements per repeat agrees with trace.repeats for a full tile."""
+    """The model's 64 elements per repeat agrees with pipeline.repeats for a full tile."""
     size = np.dtype(twin.as_dtype(dtype)).itemsize
     chip = platforms.platform("910B2")
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
     x = np.linspace(-5, 5, 2 * tile).astype(twin.as_dtype(dtype))
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
     run = twin.run_kernel(np.ones_like(x), x, tanhx, cores=1, trace=True)
-    work = trace.tile_work(run.trace)[0]
+    work = pipeline.tile_work(run.trace)[0]
     assert sum(work.vector_repeats) == costs[dtype, has_tanhx].instruction_count * (
         tile // roofline.ELEMENTS_PER_REPEAT
     )
@@ -62,14 +63,14 @@ def test_vector_cycles_per_element(a2):
 def test_for_chip_takes_the_platforms_cores():
     assert roofline.Roofline.for_chip("910B3").model.vector_cores == 40
     with pytest.raises(ValueError, match="vector cores"):
-        roofline.Roofline(platforms.platform("910B3"), trace.PipelineModel())
+        roofline.Roofline(platforms.platform("910B3"), pipeline.PipelineModel())
     changed = roofline.Roofline.for_chip(hbm_bytes_per_second=1.2e12)
     assert changed.model.hbm_bytes_per_second == 1.2e12
     assert changed.replace(clock_hz=1e9).model.clock_hz == 1e9
 
 
 def test_defaults_are_the_pipeline_models(a2):
-    assert a2.model == trace.PipelineModel()
+    assert a2.model == pipeline.PipelineModel()
     assert roofline.HBM_BANDWIDTH_RANGE[1] == a2.model.hbm_bytes_per_second
     names = [row[0] for row in a2.parameters()]
     for f in ("hbm_bytes_per_second", "clock_hz", "vector_cycles_per_repeat", "vector_cores"):

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad import twin
-from mishgrad.scratch import scratch_kernel
+from mishgrad.kernel import twin
+from mishgrad.kernel.scratch import scratch_kernel
 
 
 def test_copy_is_made_once_and_never_overwritten(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_environment_yml_installs_the_local_package():
 def test_binder_builds_the_twin_and_the_readme_launches_it():
     post_build = ROOT / "postBuild"
     assert os.access(post_build, os.X_OK)
-    assert "twin.build()" in post_build.read_text()
+    assert "twin_build.build()" in post_build.read_text()
     assert re.search(r"^\s+- (gxx|cxx-compiler)\b", (ROOT / "environment.yml").read_text(), re.M)
     binder = "https://mybinder.org/v2/gh/mishgrad/mishgrad/HEAD?urlpath=lab/tree/notebooks"
     assert f"({binder})" in (ROOT / "README.md").read_text()

@@ -1,10 +1,10 @@
-"""Tests of mishgrad.symbolic: the proofs, our rational parts and the critical points."""
+"""Tests of mishgrad.math.symbolic: the proofs, our rational parts and the critical points."""
 
 import mpmath
 import pytest
 import sympy as sp
 
-from mishgrad import oracle, symbolic
+from mishgrad.math import oracle, symbolic
 
 PRINTED = "B1 with tanhx (as v1's README prints)"
 

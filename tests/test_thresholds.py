@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, errors, numerics, oracle, thresholds
+from mishgrad.math import dtypes, errors, numerics, oracle, thresholds
 
 ALL_DTYPES = list(dtypes.DTYPES)
 HALF_DTYPES = ["float16", "bfloat16"]

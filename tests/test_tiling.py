@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from mishgrad import platforms, tiling, twin
+from mishgrad.kernel import platforms, tiling, twin
 
 CHIPS = list(platforms.PLATFORMS.values())
 

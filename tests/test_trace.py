@@ -1,4 +1,4 @@
-"""mishgrad.trace: tiles, instruction counts, UB map, pipeline model and source reading."""
+"""mishgrad.kernel.trace: tiles, instruction counts, UB map, pipeline model and source reading."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from mishgrad import numerics, platforms, tiling, trace, twin
+from mishgrad.kernel import gm_traffic, pipeline, platforms, source, tiling, trace, twin, ub_layout
+from mishgrad.math import numerics
 
 A2 = platforms.platform("910B2")
-HEADER = twin.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+HEADER = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
 
 
 def _run(dtype: str, has_tanhx: bool, extra: int = 100, cores: int = 2) -> twin.KernelRun:
@@ -121,7 +122,9 @@ def test_tile_events_rejects_a_missing_tile(run32):
 
 def test_instruction_counts_meet_the_targets(runs):
     ours = trace.instruction_counts(runs["float32", False].trace)
-    window = trace.method_instructions(twin.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow")
+    window = trace.method_instructions(
+        source.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
+    )
     assert ours.exp == 1 and ours.div <= 2 and ours.total - window <= 26
     assert ours.total == sum(ours.by_op.values())
     for (dtype, has_tanhx), run in runs.items():
@@ -134,7 +137,7 @@ def test_instruction_counts_meet_the_targets(runs):
 
 def test_method_instructions_add_up_to_the_traced_tile(run32):
     # Derivative's own calls, the two methods it calls, and Compute's product with grad.
-    header = twin.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+    header = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
     methods = ["Derivative", "Exponentials", "RootWindow"]
     written = sum(trace.method_instructions(header, name) for name in methods)
     assert written + 1 == trace.instruction_counts(run32.trace).total
@@ -155,23 +158,23 @@ def test_every_tile_runs_the_same_instructions(run32):
 def test_traffic_is_exactly_the_tensors(runs):
     for (dtype, has_tanhx), run in runs.items():
         nbytes = run.plan.totalLength * np.dtype(numerics.as_dtype(dtype)).itemsize
-        reads = trace.copy_intervals(run.trace, "in")
-        writes = trace.copy_intervals(run.trace, "out")
-        assert trace.covers_exactly(reads, nbytes, 3 if has_tanhx else 2)
-        assert trace.covers_exactly(writes, nbytes)
-        assert not trace.covers_exactly(writes, nbytes + 1)
-        assert not trace.covers_exactly(reads, nbytes, 1)
+        reads = gm_traffic.copy_intervals(run.trace, "in")
+        writes = gm_traffic.copy_intervals(run.trace, "out")
+        assert gm_traffic.covers_exactly(reads, nbytes, 3 if has_tanhx else 2)
+        assert gm_traffic.covers_exactly(writes, nbytes)
+        assert not gm_traffic.covers_exactly(writes, nbytes + 1)
+        assert not gm_traffic.covers_exactly(reads, nbytes, 1)
 
 
 def test_covers_exactly_on_hand_made_intervals():
-    assert trace.covers_exactly(np.array([[0, 4], [4, 10]]), 10)
-    assert not trace.covers_exactly(np.array([[0, 4], [5, 10]]), 10)  # gap
-    assert not trace.covers_exactly(np.array([[0, 5], [4, 10]]), 10)  # overlap
-    assert not trace.covers_exactly(np.array([[0, 4], [0, 4], [4, 10]]), 10, 2)  # uneven
-    assert trace.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
-    assert trace.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
+    assert gm_traffic.covers_exactly(np.array([[0, 4], [4, 10]]), 10)
+    assert not gm_traffic.covers_exactly(np.array([[0, 4], [5, 10]]), 10)  # gap
+    assert not gm_traffic.covers_exactly(np.array([[0, 5], [4, 10]]), 10)  # overlap
+    assert not gm_traffic.covers_exactly(np.array([[0, 4], [0, 4], [4, 10]]), 10, 2)  # uneven
+    assert gm_traffic.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
+    assert gm_traffic.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
     with pytest.raises(ValueError, match="direction"):
-        trace.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
+        gm_traffic.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
 
 
 def test_the_tail_moves_with_datacopypad(run32):
@@ -191,13 +194,13 @@ def test_the_tail_moves_with_datacopypad(run32):
 def test_ub_map_names_the_budget_buffers(runs):
     for (dtype, has_tanhx), run in runs.items():
         size = np.dtype(numerics.as_dtype(dtype)).itemsize
-        buffers = trace.ub_map(run.trace, size, has_tanhx)
+        buffers = ub_layout.ub_map(run.trace, size, has_tanhx)
         assert [b.name for b in buffers] == [b.name for b in tiling.budget(size, has_tanhx)]
         assert buffers[0].offset == 0
         assert all(a.end == b.offset for a, b in pairwise(buffers))
         assert all(b.offset % tiling.BLOCK_BYTES == 0 for b in buffers)
-        assert trace.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength) == []
-        wrong = trace.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength - 256)
+        assert ub_layout.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength) == []
+        wrong = ub_layout.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength - 256)
         assert wrong == [b.name for b in buffers]
         limit = tiling.ub_limit(A2.ub_reported, has_tanhx)
         assert buffers[-1].end <= limit
@@ -205,23 +208,23 @@ def test_ub_map_names_the_budget_buffers(runs):
 
 def test_ub_map_rejects_a_budget_that_does_not_match(run32):
     with pytest.raises(ValueError, match="allocates 10 buffers but the budget table lists 6"):
-        trace.ub_map(run32.trace, 4, True)
+        ub_layout.ub_map(run32.trace, 4, True)
 
 
 def test_buffer_name():
-    buffers = [trace.UbBuffer("x queue", 0, 128, 2), trace.UbBuffer("temp 0", 128, 64, 1)]
-    assert trace.buffer_name(0, buffers) == "x queue[0]"
-    assert trace.buffer_name(64, buffers) == "x queue[1]"
-    assert trace.buffer_name(96, buffers) == "x queue[1]+32"
-    assert trace.buffer_name(128, buffers) == "temp 0"
-    assert trace.buffer_name(-1, buffers) == "—"
-    assert trace.buffer_name(4096, buffers) == "?"
+    buffers = [ub_layout.UbBuffer("x queue", 0, 128, 2), ub_layout.UbBuffer("temp 0", 128, 64, 1)]
+    assert ub_layout.buffer_name(0, buffers) == "x queue[0]"
+    assert ub_layout.buffer_name(64, buffers) == "x queue[1]"
+    assert ub_layout.buffer_name(96, buffers) == "x queue[1]+32"
+    assert ub_layout.buffer_name(128, buffers) == "temp 0"
+    assert ub_layout.buffer_name(-1, buffers) == "—"
+    assert ub_layout.buffer_name(4096, buffers) == "?"
     assert buffers[0].slot_bytes == 64 and buffers[0].end == 128
 
 
 def test_ub_segments_cover_the_ub(run32):
-    buffers = trace.ub_map(run32.trace, 4, False)
-    segments = trace.ub_segments(buffers, A2)
+    buffers = ub_layout.ub_map(run32.trace, 4, False)
+    segments = ub_layout.ub_segments(buffers, A2)
     cover = [s for s in segments if s.kind not in ("Select scratch", "reserved")]
     assert cover[0].offset == 0 and cover[-1].end == A2.ub_bytes
     assert all(a.end == b.offset for a, b in pairwise(cover))
@@ -234,18 +237,18 @@ def test_ub_segments_cover_the_ub(run32):
     queues = [s for s in cover if s.kind == "queue"]
     assert queues and all(s.copies == tiling.BUFFER_NUM for s in queues)
     # gaps between buffers become free segments too
-    gapped = trace.ub_segments([trace.UbBuffer("temp 0", 64, 32, 1)], A2)
+    gapped = ub_layout.ub_segments([ub_layout.UbBuffer("temp 0", 64, 32, 1)], A2)
     assert [(s.kind, s.offset) for s in gapped[:3]] == [("free", 0), ("temp", 64), ("free", 96)]
 
 
 def test_ub_figure(runs):
     maps = {
-        f"{d}, {t}": trace.ub_segments(
-            trace.ub_map(r.trace, np.dtype(numerics.as_dtype(d)).itemsize, t), A2
+        f"{d}, {t}": ub_layout.ub_segments(
+            ub_layout.ub_map(r.trace, np.dtype(numerics.as_dtype(d)).itemsize, t), A2
         )
         for (d, t), r in runs.items()
     }
-    figure = trace.ub_figure(maps, A2, title="UB")
+    figure = ub_layout.ub_figure(maps, A2, title="UB")
     ax = figure.axes[0]
     assert ax.get_xlabel() == "UB offset (KiB)"
     assert [t.get_text() for t in ax.get_yticklabels()] == list(maps)[::-1]
@@ -258,17 +261,17 @@ def test_ub_figure(runs):
 
 
 def test_tile_rows(run32):
-    buffers = trace.ub_map(run32.trace, 4, False)
-    rows = trace.tile_rows(run32.trace, buffers, 0, 0)
+    buffers = ub_layout.ub_map(run32.trace, 4, False)
+    rows = ub_layout.tile_rows(run32.trace, buffers, 0, 0)
     assert len(rows) == len(trace.tile_events(run32.trace, 0, 0))
-    assert all(len(row) == len(trace.TILE_HEADERS) for row in rows)
+    assert all(len(row) == len(ub_layout.TILE_HEADERS) for row in rows)
     assert [row[0] for row in rows] == list(range(len(rows)))
     first_copy = next(row for row in rows if row[2] == "DataCopy")
     assert first_copy[5] == "0 grad queue[0]" and first_copy[8] == 0
     exp = next(row for row in rows if row[2] == "Exp")
     assert exp[5].endswith("temp 1") and exp[6].endswith("temp 0") and exp[7] == "—"
     with pytest.raises(ValueError):
-        trace.tile_rows(run32.trace, buffers, 0, 99)
+        ub_layout.tile_rows(run32.trace, buffers, 0, 99)
 
 
 # ---------------------------------------------------------------------------------------
@@ -277,23 +280,23 @@ def test_tile_rows(run32):
 
 
 def test_pipeline_model_parameters():
-    model = trace.PipelineModel(hbm_bytes_per_second=1.2e12, vector_cores=40, clock_hz=1e9)
+    model = pipeline.PipelineModel(hbm_bytes_per_second=1.2e12, vector_cores=40, clock_hz=1e9)
     assert model.copy_bytes_per_cycle == pytest.approx(30.0)
     assert model.copy_cycles(300) == pytest.approx(10.0)
-    slow = trace.PipelineModel(vector_cycles_per_repeat=2.0, vector_latency_cycles=5.0)
+    slow = pipeline.PipelineModel(vector_cycles_per_repeat=2.0, vector_latency_cycles=5.0)
     assert slow.vector_cycles(10) == 25.0
 
 
 def test_repeats():
-    assert trace.repeats("Add", 64, 256) == 1
-    assert trace.repeats("Add", 65, 260) == 2
-    assert trace.repeats("Cast", 128, 256) == 2  # float32 -> half: the float side counts
-    assert trace.repeats("Cast", 128, 512) == 2
-    assert trace.repeats("CompareScalar", 4608, 4608 * 4) == 72
+    assert pipeline.repeats("Add", 64, 256) == 1
+    assert pipeline.repeats("Add", 65, 260) == 2
+    assert pipeline.repeats("Cast", 128, 256) == 2  # float32 -> half: the float side counts
+    assert pipeline.repeats("Cast", 128, 512) == 2
+    assert pipeline.repeats("CompareScalar", 4608, 4608 * 4) == 72
 
 
 def test_tile_work_adds_up(run32):
-    work = trace.tile_work(run32.trace, 0)
+    work = pipeline.tile_work(run32.trace, 0)
     _, length = run32.plan.core_slices()[0]
     assert sum(w.read_bytes for w in work) == 2 * 4 * length
     assert sum(w.write_bytes for w in work) == 4 * length
@@ -303,28 +306,30 @@ def test_tile_work_adds_up(run32):
     assert all(w.read_copies == 2 and w.write_copies == 1 for w in work)
 
 
-def _uniform(tiles: int, cycles: float = 100.0) -> tuple[list[trace.TileWork], trace.PipelineModel]:
-    model = trace.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
-    work = [trace.TileWork(i, int(cycles), (int(cycles),), int(cycles)) for i in range(tiles)]
+def _uniform(
+    tiles: int, cycles: float = 100.0
+) -> tuple[list[pipeline.TileWork], pipeline.PipelineModel]:
+    model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
+    work = [pipeline.TileWork(i, int(cycles), (int(cycles),), int(cycles)) for i in range(tiles)]
     return work, model
 
 
 def test_schedule_of_equal_stages():
     work, model = _uniform(5)
     # Double buffering: a perfect pipeline, (tiles + 2) stage times.
-    assert trace.makespan(trace.schedule(work, model, buffers=2)) == pytest.approx(700.0)
+    assert pipeline.makespan(pipeline.schedule(work, model, buffers=2)) == pytest.approx(700.0)
     # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
-    assert trace.makespan(trace.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
-    assert trace.serial_cycles(work, model) == pytest.approx(1500.0)
+    assert pipeline.makespan(pipeline.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
+    assert pipeline.serial_cycles(work, model) == pytest.approx(1500.0)
     with pytest.raises(ValueError):
-        trace.schedule(work, model, buffers=0)
+        pipeline.schedule(work, model, buffers=0)
 
 
 @pytest.mark.parametrize("buffers", [1, 2, 3])
 def test_schedule_respects_every_dependency(run32, buffers):
-    model = trace.PipelineModel(copy_latency_cycles=50.0)
-    work = trace.tile_work(run32.trace, 0)
-    spans = trace.schedule(work, model, buffers=buffers)
+    model = pipeline.PipelineModel(copy_latency_cycles=50.0)
+    work = pipeline.tile_work(run32.trace, 0)
+    spans = pipeline.schedule(work, model, buffers=buffers)
     at = {(s.stage, s.tile): s for s in spans}
     for engine in trace.ENGINES.values():
         mine = sorted((s for s in spans if s.engine == engine), key=lambda s: s.start)
@@ -336,28 +341,28 @@ def test_schedule_respects_every_dependency(run32, buffers):
         if i >= buffers:
             assert at["CopyIn", i].start >= at["Compute", i - buffers].end
             assert at["Compute", i].start >= at["CopyOut", i - buffers].end
-    busy = trace.busy_cycles(spans)
-    assert trace.makespan(spans) >= max(busy.values()) - 1e-9
-    assert trace.makespan(spans) <= trace.serial_cycles(work, model) + 1e-9
-    cycles = trace.stage_cycles(work[0], model)
+    busy = pipeline.busy_cycles(spans)
+    assert pipeline.makespan(spans) >= max(busy.values()) - 1e-9
+    assert pipeline.makespan(spans) <= pipeline.serial_cycles(work, model) + 1e-9
+    cycles = pipeline.stage_cycles(work[0], model)
     assert cycles["CopyIn"] == pytest.approx(
         2 * 50.0 + work[0].read_bytes / model.copy_bytes_per_cycle
     )
 
 
 def test_double_buffering_never_hurts(runs):
-    model = trace.PipelineModel()
+    model = pipeline.PipelineModel()
     for run in runs.values():
-        work = trace.tile_work(run.trace, 0)
-        one = trace.makespan(trace.schedule(work, model, buffers=1))
-        two = trace.makespan(trace.schedule(work, model, buffers=2))
-        assert two <= one <= trace.serial_cycles(work, model) + 1e-9
+        work = pipeline.tile_work(run.trace, 0)
+        one = pipeline.makespan(pipeline.schedule(work, model, buffers=1))
+        two = pipeline.makespan(pipeline.schedule(work, model, buffers=2))
+        assert two <= one <= pipeline.serial_cycles(work, model) + 1e-9
 
 
 def test_gantt():
     work, model = _uniform(3)
-    spans = trace.schedule(work, model)
-    figure = trace.gantt(spans, title="pipeline", clock_hz=1e6)
+    spans = pipeline.schedule(work, model)
+    figure = pipeline.gantt(spans, title="pipeline", clock_hz=1e6)
     ax = figure.axes[0]
     assert ax.get_title() == "pipeline"
     assert ax.get_xlabel() == "model time (µs)"
@@ -368,7 +373,7 @@ def test_gantt():
         "MTE2 (CopyIn)",
     ]
     _, ax2 = plt.subplots()
-    assert trace.gantt(spans, buffers=1, ax=ax2) is ax2.get_figure()
+    assert pipeline.gantt(spans, buffers=1, ax=ax2) is ax2.get_figure()
     assert ax2.get_xlabel() == "model cycles"
 
 

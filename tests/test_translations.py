@@ -20,9 +20,17 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from mishgrad import i18n, notebook_translation, output_strings, report, scratch, viz
-from mishgrad.exercises import UNANSWERED, wrong
-from mishgrad.translation_files import english_hash, language_dir, parse
+from mishgrad.book import (
+    i18n,
+    language,
+    notebook_display,
+    notebook_translation,
+    output_strings,
+    report,
+)
+from mishgrad.book.exercises import UNANSWERED, wrong
+from mishgrad.book.translation_files import english_hash, language_dir, parse
+from mishgrad.kernel import scratch
 
 LANGUAGE = "zh-CN"
 ENGLISH = notebook_translation.english_notebooks()
@@ -33,9 +41,9 @@ LANGUAGE_DIR = language_dir(LANGUAGE)
 @pytest.fixture
 def chinese():
     """Helpers speak Chinese for one test, English again afterwards."""
-    i18n.use(LANGUAGE)
+    language.use(LANGUAGE)
     yield
-    i18n.use(i18n.ENGLISH)
+    language.use(i18n.ENGLISH)
 
 
 # --- the repository's translations are complete and current --------------------------------
@@ -65,7 +73,9 @@ def test_code_cells_are_the_english_ones(english: Path) -> None:
 
     translated = code(notebook_translation.translated_path(english, LANGUAGE))
     assert translated[0][0] == notebook_translation.LANGUAGE_CELL_ID
-    assert translated[0][1].endswith(f'from mishgrad import i18n\n\ni18n.use("{LANGUAGE}")')
+    assert translated[0][1].endswith(
+        f'from mishgrad.book import language\n\nlanguage.use("{LANGUAGE}")'
+    )
     assert translated[1:] == code(english)
 
 
@@ -235,24 +245,24 @@ def test_helpers_speak_the_chosen_language(chinese) -> None:
     assert repr(wrong("unexpected hint")).startswith("错误: ")
     markdown = report.table([["x"]], ["dtype"]).data
     assert markdown.splitlines()[0] == f"| {i18n.translate('dtype')} |"
-    i18n.use(i18n.ENGLISH)
+    language.use(i18n.ENGLISH)
     assert repr(UNANSWERED).startswith("unanswered")
 
 
 def test_use_rejects_an_unknown_language() -> None:
     with pytest.raises(ValueError, match="language"):
-        i18n.use("fr")
+        language.use("fr")
     assert i18n.current() == i18n.ENGLISH
 
 
 def test_figures_are_localized_and_render_without_missing_glyphs(chinese) -> None:
-    assert viz.cjk_font() is not None, "no Chinese font: run `make fonts`"
+    assert notebook_display.cjk_font() is not None, "no Chinese font: run `make fonts`"
     exact, _ = i18n.catalog(LANGUAGE)
     english, chinese_text = next((e, z) for e, z in exact.items() if e.isalpha())
     figure, axes = plt.subplots()
     axes.set_title(english)
     axes.set_xticks([0, 1], [english, "x"])
-    viz.localize_figure(figure)
+    notebook_display.localize_figure(figure)
     assert axes.get_title() == chinese_text
     assert axes.xaxis.get_major_formatter().format_ticks([0, 1]) == [chinese_text, "x"]
     axes.set_xlabel(r"$x$ 的值与统一缓冲区")  # words around a formula use the first font
@@ -264,16 +274,16 @@ def test_figures_are_localized_and_render_without_missing_glyphs(chinese) -> Non
 
 def test_a_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch) -> None:
     # As on a fresh machine where matplotlib cached its font list before `make fonts` ran.
-    manager = viz.font_manager.fontManager
-    without = [entry for entry in manager.ttflist if entry.name not in viz.CJK_FONTS]
+    manager = notebook_display.font_manager.fontManager
+    without = [entry for entry in manager.ttflist if entry.name not in notebook_display.CJK_FONTS]
     monkeypatch.setattr(manager, "ttflist", without)
-    assert viz.cjk_font() in viz.CJK_FONTS
+    assert notebook_display.cjk_font() in notebook_display.CJK_FONTS
 
 
 def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(scratch, "SCRATCH_ROOT", tmp_path)
     copy = scratch.scratch_kernel("05")
     assert copy.path == tmp_path / LANGUAGE / "05" / "kernel"
-    i18n.use(i18n.ENGLISH)
+    language.use(i18n.ENGLISH)
     assert scratch.scratch_kernel("05").path == tmp_path / "05" / "kernel"
     shutil.rmtree(tmp_path)

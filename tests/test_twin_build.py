@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from mishgrad import twin
+from mishgrad.kernel import source, twin, twin_build
 
 
 @pytest.fixture
 def kernel_copy(tmp_path: Path) -> Path:
     """A private copy of kernel/ that a test may edit."""
     copy = tmp_path / "kernel"
-    shutil.copytree(twin.KERNEL_DIR, copy)
+    shutil.copytree(source.KERNEL_DIR, copy)
     return copy
 
 
@@ -46,14 +46,14 @@ def tile_length(library_path: Path) -> int:
 
 
 def test_editing_a_source_rebuilds_and_the_edit_takes_effect(kernel_copy, cache):
-    spec = twin.kernel_spec(root=kernel_copy)
-    first = twin.build(spec)
-    assert twin.build(twin.kernel_spec(root=kernel_copy)) == first  # unchanged: reused
+    spec = twin_build.kernel_spec(root=kernel_copy)
+    first = twin_build.build(spec)
+    assert twin_build.build(twin_build.kernel_spec(root=kernel_copy)) == first  # unchanged: reused
     assert tile_length(first) == 4096
     header = kernel_copy / "common" / "mish_grad_tiling.h"
     text = header.read_text()
     header.write_text(text.replace("kTileAlignElements = 256;", "kTileAlignElements = 768;"))
-    second = twin.build(twin.kernel_spec(root=kernel_copy))
+    second = twin_build.build(twin_build.kernel_spec(root=kernel_copy))
     assert second != first and second.exists()
     assert tile_length(second) == 3840  # 4257 elements fit; whole multiples of 768 now
 
@@ -61,26 +61,28 @@ def test_editing_a_source_rebuilds_and_the_edit_takes_effect(kernel_copy, cache)
 def test_a_compile_error_is_reported_with_the_compiler_message(kernel_copy, cache):
     kernel = kernel_copy / "op_kernel" / "mish_grad.h"
     kernel.write_text(kernel.read_text().replace("Exp(e, a, count);", "Exp(e, a, count)"))
-    with pytest.raises(twin.TwinBuildError, match=r"compiling mish_grad.cpp failed:(.|\n)*error"):
-        twin.build(twin.kernel_spec(root=kernel_copy))
+    with pytest.raises(
+        twin_build.TwinBuildError, match=r"compiling mish_grad.cpp failed:(.|\n)*error"
+    ):
+        twin_build.build(twin_build.kernel_spec(root=kernel_copy))
     assert not list(cache.rglob("*.so"))  # nothing half-built was published
 
 
 def test_a_missing_compiler_says_what_to_install(kernel_copy, cache, monkeypatch):
     monkeypatch.setenv("CXX", "no-such-compiler-xyz")
-    with pytest.raises(twin.TwinBuildError, match="install g\\+\\+"):
-        twin.build(twin.kernel_spec(root=kernel_copy))
+    with pytest.raises(twin_build.TwinBuildError, match="install g\\+\\+"):
+        twin_build.build(twin_build.kernel_spec(root=kernel_copy))
 
 
 def test_missing_kernel_sources_are_reported(tmp_path):
-    with pytest.raises(twin.TwinBuildError, match="kernel sources not found"):
-        twin.kernel_spec(root=tmp_path)
+    with pytest.raises(twin_build.TwinBuildError, match="kernel sources not found"):
+        twin_build.kernel_spec(root=tmp_path)
 
 
 def test_two_processes_building_at_once_both_get_a_whole_library(kernel_copy, cache):
     script = (
-        "import sys; from pathlib import Path; from mishgrad import twin; "
-        "print(twin.build(twin.kernel_spec(root=Path(sys.argv[1]))))"
+        "import sys; from pathlib import Path; from mishgrad.kernel import twin_build; "
+        "print(twin_build.build(twin_build.kernel_spec(root=Path(sys.argv[1]))))"
     )
     env = {**os.environ, "MISHGRAD_CACHE": str(cache)}
     builders = [

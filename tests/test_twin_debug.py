@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad import twin
-from mishgrad.scratch import scratch_kernel
+from mishgrad.kernel import twin, twin_build
+from mishgrad.kernel.scratch import scratch_kernel
 
 SOURCE = Path(__file__).parent / "twin" / "debug_kernels.cpp"
 
 
 @pytest.fixture(scope="module")
 def debug() -> ctypes.CDLL:
-    library = twin.build_extra("mishgrad_debug", [SOURCE])
+    library = twin_build.build_extra("mishgrad_debug", [SOURCE])
     library.debug_run.argtypes = [
         ctypes.c_char_p,
         ctypes.c_uint32,
@@ -152,7 +152,7 @@ def test_kernel_log_from_a_scratch_copy(tmp_path):
 def test_the_encoding_exercise_prints_what_the_twin_prints(debug):
     # Notebook 06's exercise 3 checks learners against nb06.encode_dump: it must be the twin's
     # format, for a float32, a float16 and an int32 tensor alike.
-    from mishgrad.exercises.nb06 import encode_dump
+    from mishgrad.book.exercises.nb06 import encode_dump
 
     expected = "".join(
         run(debug, case)[1] for case in ("dump_local", "dump_half_and_int", "dump_global")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mishgrad import dtypes, errors, numerics, oracle, platforms, precision, samples, tiling, twin
+from mishgrad.evaluation import precision
+from mishgrad.kernel import platforms, tiling, twin
+from mishgrad.math import dtypes, errors, numerics, oracle, samples
 
 DTYPES = ["float32", "float16", "bfloat16"]
 A2 = platforms.platform("910B2")
@@ -107,7 +109,7 @@ def test_special_values(dtype, with_tanhx, model):
 @pytest.mark.parametrize("with_tanhx", [False, True])
 @pytest.mark.parametrize("model", ["hardware", "adversarial"])
 def test_kernel_is_its_numpy_model_bit_for_bit(dtype, with_tanhx, model):
-    # Under the faithful models the twin and mishgrad.vector_math round Exp and Div alike,
+    # Under the faithful models the twin and mishgrad.math.vector_math round Exp and Div alike,
     # so any difference is an operation the model does not mirror.
     grad, x = inputs(20_000, dtype, 11)
     x[:4] = [np.nan, np.inf, -np.inf, -90]

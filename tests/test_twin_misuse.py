@@ -1,4 +1,4 @@
-"""Each fidelity rule of the twin, provoked by a kernel that breaks it (mishgrad.misuse)."""
+"""Each fidelity rule of the twin, provoked by a kernel that breaks it (mishgrad.kernel.misuse)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from mishgrad import dtypes
-from mishgrad import misuse as misuse_programs
+from mishgrad.kernel import misuse as misuse_programs
+from mishgrad.math import dtypes
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,11 @@
-"""mishgrad.upstream: the described operation orders and the counts computed from them."""
+"""mishgrad.evaluation.upstream: the described operation orders and the counts from them."""
 
 from __future__ import annotations
 
 import pytest
 
-from mishgrad import citations, upstream
+from mishgrad import citations
+from mishgrad.evaluation import upstream
 
 ORDERS = list(upstream.ORDERS.values())
 

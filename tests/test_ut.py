@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from mishgrad import twin, ut
+from mishgrad.kernel import ut
+from mishgrad.kernel.source import KERNEL_DIR
 
 
 @pytest.mark.parametrize(
@@ -34,8 +35,8 @@ from mishgrad import twin, ut
 )
 def test_a_broken_operator_fails_its_unit_test(tmp_path, program, path, right, wrong, failing):
     kernel = tmp_path / "kernel"
-    shutil.copytree(twin.KERNEL_DIR, kernel, ignore=shutil.ignore_patterns("twin"))
-    shutil.copytree(twin.KERNEL_DIR / "twin", kernel / "twin")
+    shutil.copytree(KERNEL_DIR, kernel, ignore=shutil.ignore_patterns("twin"))
+    shutil.copytree(KERNEL_DIR / "twin", kernel / "twin")
     source = kernel / path
     assert right in source.read_text()
     source.write_text(source.read_text().replace(right, wrong))

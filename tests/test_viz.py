@@ -12,7 +12,8 @@ import pytest
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from mishgrad import dtypes, errors, numerics, oracle, viz
+from mishgrad.book import viz
+from mishgrad.math import dtypes, errors, numerics, oracle
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ This census reads every code cell's syntax tree and sorts its statements:
   mpmath, ``math``, ``ctypes``: the computation, shown;
 * **helper calls** — calls of a ``mishgrad`` module's functions: the computation, hidden
   (except presentation: tables, number formatting, and kernel source printed by
-  ``mishgrad.source``, which shows the computation in C++).
+  ``mishgrad.kernel.source``, which shows the computation in C++).
 
 A cell *shows the computation* when it has at least two own operations and at least twice
 as many own operations as helper calls; otherwise it *calls helpers*. Formatting (f-strings)

@@ -47,7 +47,7 @@ constexpr float kTwoToMinus64 = 5.42101086e-20f;  // 2^-64, exact
 constexpr float kArgumentClamp = 1048576.0f;
 // The root of d, x0 = kRootHigh + kRootLow (a float32 and the rest), the Taylor
 // coefficients of d there (d = c1 u + c2 u^2 + c3 u^3 + ...), and the half-width of the
-// window where the polynomial is used. mishgrad.numerics.root_expansion derives them; a
+// window where the polynomial is used. mishgrad.math.numerics.root_expansion derives them; a
 // test compares.
 constexpr float kRootHigh = -1.1924312f;
 constexpr float kRootLow = -3.0439375e-09f;

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mishgrad.scratch import ScratchKernel
+from mishgrad.kernel.scratch import ScratchKernel
 
 
 @dataclass(frozen=True)

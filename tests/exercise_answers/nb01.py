@@ -6,8 +6,8 @@ import numpy as np
 import sympy as sp
 
 from exercise_answers import Case, replace_in
-from mishgrad import symbolic
-from mishgrad.exercises import nb01
+from mishgrad.book.exercises import nb01
+from mishgrad.math import symbolic
 
 
 def dmish_v2(x: np.ndarray) -> np.ndarray:

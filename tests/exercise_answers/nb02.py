@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mishgrad.exercises.nb02 import check_bfloat16_count, check_exp3x, check_to_bfloat16_bits
+from mishgrad.book.exercises.nb02 import check_bfloat16_count, check_exp3x, check_to_bfloat16_bits
 
 from . import Case
 

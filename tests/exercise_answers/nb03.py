@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mishgrad import numerics, oracle
-from mishgrad.exercises.nb03 import check_b1_float16, check_one_plus_e
+from mishgrad.book.exercises.nb03 import check_b1_float16, check_one_plus_e
+from mishgrad.math import numerics, oracle
 
 from . import Case
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from exercise_answers import Case, replace_in
-from mishgrad import tiling
-from mishgrad.exercises import nb04
+from mishgrad.book.exercises import nb04
+from mishgrad.kernel import tiling
 
 V1_TILE = {  # v1's tile on 910B2, for each (element size, has tanhx)
     (size, has_tanhx): tiling.v1_tile_length(196_352, size, has_tanhx)

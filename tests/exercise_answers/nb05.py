@@ -7,8 +7,8 @@ from collections.abc import Callable
 import numpy as np
 
 from exercise_answers import Case, replace_in
-from mishgrad import numerics, oracle
-from mishgrad.exercises import nb05
+from mishgrad.book.exercises import nb05
+from mishgrad.math import numerics, oracle
 
 F = np.float32
 TWO_TO_MINUS_64 = F(2.0**-64)

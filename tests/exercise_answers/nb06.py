@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from exercise_answers import Case, replace_in
-from mishgrad.exercises import nb06
+from mishgrad.book.exercises import nb06
 
 
 def period(copy_in: int, compute: int, copy_out: int, buffers: int) -> float:

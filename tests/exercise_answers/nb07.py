@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mishgrad.exercises import nb07
+from mishgrad.book.exercises import nb07
 
 from . import Case, replace_in
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mishgrad.exercises import nb08
+from mishgrad.book.exercises import nb08
 
 from . import Case
 

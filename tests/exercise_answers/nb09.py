@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from exercise_answers import Case
-from mishgrad import dtypes
-from mishgrad.exercises import nb09
+from mishgrad.book.exercises import nb09
+from mishgrad.math import dtypes
 
 _T = {"float32": 2.0**-13, "float16": 2.0**-10, "bfloat16": 2.0**-7}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from exercise_answers import Case, replace_in
-from mishgrad.exercises import nb10
+from mishgrad.book.exercises import nb10
 
 
 def roofline_seconds(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from exercise_answers import Case
-from mishgrad.exercises import nb11
+from mishgrad.book.exercises import nb11
 
 #: ops-nn's include folders per target (notebook 11, section 3), as a learner copies them.
 TARGET_FOLDERS = {

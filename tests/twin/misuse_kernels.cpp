@@ -1,5 +1,5 @@
 // Kernels that break one hardware rule each, for tests/test_twin_misuse.py and notebook 06
-// (mishgrad.misuse runs them and says what an NPU shows for each).
+// (mishgrad.kernel.misuse runs them and says what an NPU shows for each).
 //
 // Each case is a few AscendC calls on one virtual core of an Atlas A2 twin. The test
 // expects the twin to stop each of them with an error that names the call; "clean" must pass.

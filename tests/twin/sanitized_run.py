@@ -17,21 +17,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import hostile
 from aclnn_cases import cases, check_case
 
-from mishgrad import acl, numerics, oracle, twin
+from mishgrad import aclnn
+from mishgrad.kernel import twin, twin_build
+from mishgrad.math import numerics, oracle
 
 
 def aclnn_calls() -> None:
     """The C ABI: the seven steps, broadcasting and views, error rows, an early free."""
-    with acl.Session("twin") as session:
+    with aclnn.Session("twin") as session:
         grad = np.arange(8, dtype=np.float32).reshape(4, 2)
         x = np.linspace(-3, 3, 8, dtype=np.float32)[::-1].reshape(4, 2)
-        acl.mish_backward(grad.astype(np.float16), x[:, :1], session=session)
+        aclnn.mish_backward(grad.astype(np.float16), x[:, :1], session=session)
         tensors = [session.tensor(grad), session.tensor(x), session.tensor(np.zeros(3, np.float32))]
-        assert acl.get_workspace_size(session, *tensors, check=False).status == 161002
-        phase1 = acl.get_workspace_size(session, *tensors[:2], session.tensor(grad))
+        assert aclnn.get_workspace_size(session, *tensors, check=False).status == 161002
+        phase1 = aclnn.get_workspace_size(session, *tensors[:2], session.tensor(grad))
         session.free(tensors[0].address)
         tensors[0].address = None
-        assert acl.run(session, phase1, check=False) == 507015
+        assert aclnn.run(session, phase1, check=False) == 507015
         seen = []
 
         @settings(max_examples=150, deadline=None, database=None, derandomize=True,
@@ -80,7 +82,9 @@ def main() -> int:
                 model = numerics.mish_backward(grad, x, tanhx)
                 gap = np.abs(out.astype(np.float64) - model.astype(np.float64))
                 assert np.all(gap <= 1e-2 * np.abs(model.astype(np.float64)) + 1e-6), (dtype, n)
-    misuse = twin.build_extra("mishgrad_misuse", [Path(__file__).parent / "misuse_kernels.cpp"])
+    misuse = twin_build.build_extra(
+        "mishgrad_misuse", [Path(__file__).parent / "misuse_kernels.cpp"]
+    )
     misuse.misuse_run.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
     message = ctypes.create_string_buffer(512)
     for case in (b"clean", b"gm_read_past_end", b"use_after_free", b"ub_over_capacity"):

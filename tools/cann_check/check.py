@@ -2,7 +2,7 @@
 
 Each source is compiled with ``g++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror`` (CANN's
 own directories with ``-isystem``, so only warnings in our files count), with exactly the
-operator directories ops-nn gives that target (:mod:`mishgrad.opsnn`):
+operator directories ops-nn gives that target (:mod:`mishgrad.kernel.opsnn`):
 
 - ``op_kernel/mish_grad.cpp`` for DTYPE_X = float, half and bfloat16_t, in Atlas A2's
   vector-core CPU-debug configuration (dav-c220-vec, as asc-devkit's own header checker);
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from mishgrad import opsnn
+from mishgrad.kernel import opsnn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import installed  # this folder's module

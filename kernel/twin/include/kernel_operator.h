@@ -5,7 +5,7 @@
 // one, and op_kernel/ compiles unchanged with g++. Where the hardware would silently
 // misbehave, the twin stops with an error that names the call (see twin/core.h). Except for a
 // misaligned UB operand, which the NPU also stops at, these checks are twin-only: the NPU runs
-// on (mishgrad.misuse lists what it shows instead):
+// on (mishgrad.kernel.misuse lists what it shows instead):
 //   - UB is a byte array of the platform's size; a TPipe::InitBuffer past it fails;
 //   - UB tensors start on 32-byte boundaries; DataCopy moves whole 32-byte blocks;
 //   - DataCopyPad follows its parameter structs (lengths in bytes, padding in elements);

@@ -43,7 +43,7 @@ int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, con
 
 // The twin's vector Exp (out = exp(x)) and Div (out = a / b) on n floats, rounded as
 // `numerics` (a MishGradTwinNumerics) says: the arithmetic AscendC::Exp and AscendC::Div use,
-// for comparison with mishgrad.vector_math. kTwinBadArgument for an unknown model.
+// for comparison with mishgrad.math.vector_math. kTwinBadArgument for an unknown model.
 int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics);
 int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n, uint32_t numerics);
 

@@ -39,7 +39,7 @@
 // side of each as the exact one. Exp evaluates the exponential in double to within 2^-51
 // (twin/src/numerics.cpp); within 2^-49 of a float32 it cannot tell on which side the
 // exact value lies and returns that float32, faithful either way.
-// mishgrad/vector_math.py repeats these operations bit for bit in NumPy.
+// mishgrad/math/vector_math.py repeats these operations bit for bit in NumPy.
 #ifndef MISHGRAD_TWIN_NUMERICS_H
 #define MISHGRAD_TWIN_NUMERICS_H
 

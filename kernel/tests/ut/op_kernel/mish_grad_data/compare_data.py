@@ -1,7 +1,8 @@
 """Compare the kernel's output with the golden by CANN's precision standard.
 
 Usage: ``python3 compare_data.py DTYPE`` reads ``output.bin`` and ``golden.bin`` from the
-current folder and prints two verdicts (:mod:`mishgrad.precision`): the standard in force,
+current folder and prints two verdicts (:mod:`mishgrad.evaluation.precision`): the standard
+in force,
 a mixed tolerance (at least 99 % of the elements within atol + rtol |golden|, no error above
 the cap), which decides the exit status (0 pass, 1 fail); and, for reference, MERE and MARE of
 the standard as first released.
@@ -13,8 +14,8 @@ import sys
 
 import numpy as np
 
-from mishgrad import precision
-from mishgrad.dtypes import as_dtype, dtype_name
+from mishgrad.evaluation import precision
+from mishgrad.math.dtypes import as_dtype, dtype_name
 
 
 def current_line(report: precision.MixedToleranceReport) -> str:

@@ -3,7 +3,7 @@
 Usage: ``python3 gen_data.py N DTYPE [tanhx]`` writes ``input_grad.bin``, ``input_x.bin``
 (and ``input_tanhx.bin``) and ``golden.bin`` into the current folder: N elements of DTYPE
 (float32, float16 or bfloat16), raw little-endian. The golden is the correctly rounded
-``grad * dmish/dx(x)`` of :mod:`mishgrad.oracle`.
+``grad * dmish/dx(x)`` of :mod:`mishgrad.math.oracle`.
 
 x is uniform on [-20, 20] with the special values at the front (1e30 becomes inf in the
 16-bit types). With tanhx, the forward pass's t = tanh(softplus(x)) correctly rounded to DTYPE
@@ -18,8 +18,8 @@ import sys
 
 import numpy as np
 
-from mishgrad import oracle, samples
-from mishgrad.dtypes import as_dtype
+from mishgrad.math import oracle, samples
+from mishgrad.math.dtypes import as_dtype
 
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, 1e30, -1e30, 88.0, -88.0], dtype=np.float32)
 

@@ -1,0 +1,79 @@
+"""The aclnn two-phase call from Python: a ctypes binding of CANN's C ABI and a thin layer on top.
+
+One code path for both backends. The binding declares each C function once, with CANN's
+signature; :func:`load_backend` decides only *which libraries* provide them:
+
+``twin``
+    The CPU twin library (``kernel/twin``), which exports the same symbols with the same
+    signatures; device memory is host memory.
+``ascend``
+    CANN's ``libascendcl.so`` (runtime) and ``libnnopbase.so`` (tensors), and for
+    ``aclnnMishBackward`` this repository's operator: the custom package's
+    ``libcust_opapi.so`` (``opp/vendors/mishgrad_nn``). Without the package it stops with an
+    error that says how to build and install it; it never falls back to CANN's operator.
+``ascend-builtin``
+    The same runtime, with CANN's built-in ``aclnnMishBackward`` (``libopapi_nn.so``; older
+    CANN: ``libopapi.so``): an explicit choice, to compare with.
+``auto`` (default)
+    ``ascend`` when CANN is installed, else ``twin``.
+
+Choose with ``MISHGRAD_BACKEND=auto|twin|ascend|ascend-builtin``. :attr:`Backend.libraries`
+says what was loaded, :attr:`Backend.served_by` which file's ``aclnnMishBackward`` is bound.
+Status codes become :class:`AclError` (code, name and the library's message); every
+call is also available raw, returning its status, through :attr:`Session.lib`.
+
+Read it in this order (about 700 lines in all):
+
+- :mod:`~mishgrad.aclnn.status`: the status codes and :class:`AclError`;
+- :mod:`~mishgrad.aclnn.binding`: every C function's signature, bound with ctypes;
+- :mod:`~mishgrad.aclnn.backends`: which libraries provide them;
+- :mod:`~mishgrad.aclnn.session`: ACL initialized, a stream, and device tensors;
+- :mod:`~mishgrad.aclnn.call`: phase 1, phase 2, and :func:`mish_backward`, the seven steps in
+  one function;
+- :mod:`~mishgrad.aclnn.example`: the same call in C++ (``kernel/examples``), built and run
+  against the twin.
+
+May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+"""
+
+from .backends import BACKENDS, builtin_opapi, custom_opapi, load_backend, twin_backend
+from .binding import (
+    ACL_DTYPE,
+    ACL_FORMAT_ND,
+    MALLOC_HUGE_FIRST,
+    MEMCPY_DEVICE_TO_HOST,
+    MEMCPY_HOST_TO_DEVICE,
+    SIGNATURES,
+    Backend,
+    checked_ints,
+    library_of,
+)
+from .call import Phase1, get_workspace_size, mish_backward, result_dtype, run
+from .session import DeviceTensor, Session
+from .status import STATUS_NAMES, AclError
+
+__all__ = [
+    "ACL_DTYPE",
+    "ACL_FORMAT_ND",
+    "BACKENDS",
+    "MALLOC_HUGE_FIRST",
+    "MEMCPY_DEVICE_TO_HOST",
+    "MEMCPY_HOST_TO_DEVICE",
+    "SIGNATURES",
+    "STATUS_NAMES",
+    "AclError",
+    "Backend",
+    "DeviceTensor",
+    "Phase1",
+    "Session",
+    "builtin_opapi",
+    "checked_ints",
+    "custom_opapi",
+    "get_workspace_size",
+    "library_of",
+    "load_backend",
+    "mish_backward",
+    "result_dtype",
+    "run",
+    "twin_backend",
+]

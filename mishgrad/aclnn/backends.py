@@ -1,0 +1,151 @@
+"""Backend discovery: which libraries provide the C functions, the CPU twin's or CANN's.
+
+See :mod:`mishgrad.aclnn` for the backends and ``MISHGRAD_BACKEND``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from mishgrad.kernel import opsnn, twin_build
+
+from .binding import SIGNATURES, Backend, bind
+
+
+def twin_backend(kernel_dir: Path | None = None) -> Backend:
+    """The twin built from ``kernel_dir`` (default ``kernel/``; a learner's scratch copy).
+
+    The library is rebuilt, at a new path, whenever a source changed, so an edit to the
+    contract or the kernel is picked up by the next session.
+    """
+    spec = (
+        twin_build.kernel_spec() if kernel_dir is None else twin_build.kernel_spec(root=kernel_dir)
+    )
+    return _twin_backend_at(str(twin_build.build(spec)))
+
+
+@cache
+def _twin_backend_at(path: str) -> Backend:
+    library = ctypes.CDLL(path)
+    roles = list(dict.fromkeys(role for role, _, _ in SIGNATURES.values()))  # in ABI order
+    backend = bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
+    # Not part of CANN: the platform the twin's kernel launches plan for.
+    set_platform = library.mishgrad_twin_set_platform
+    set_platform.restype = None
+    set_platform.argtypes = [ctypes.c_uint64] * 3 + [ctypes.c_uint32] * 2
+    backend.functions["mishgrad_twin_set_platform"] = set_platform
+    return backend
+
+
+def _cann_root() -> Path:
+    for candidate in (
+        os.environ.get("ASCEND_HOME_PATH"),
+        "/usr/local/Ascend/cann",
+        "/usr/local/Ascend/ascend-toolkit/latest",
+    ):
+        if candidate and (Path(candidate) / "lib64" / "libascendcl.so").exists():
+            return Path(candidate)
+    raise OSError(
+        "CANN not found: source its set_env.sh (sets ASCEND_HOME_PATH) or install the toolkit"
+    )
+
+
+def custom_opapi(root: Path) -> Path:
+    """The installed aclnn library of this repository's operator under CANN at ``root``.
+
+    The package's installer puts it into ``$ASCEND_OPP_PATH/vendors/mishgrad_nn`` (CANN's
+    ``opp``), or, with ``--install-path``, into a directory its ``set_env.bash`` adds to
+    ``$ASCEND_CUSTOM_OPP_PATH``; the first that holds the library wins.
+
+    Raises
+    ------
+    OSError
+        Naming where the library was looked for and how to build and install it.
+
+    """
+    vendor_dirs = [Path(p) for p in os.environ.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]
+    vendor_dirs = [p for p in vendor_dirs if p.name == opsnn.VENDOR_DIR]
+    opp = Path(os.environ.get("ASCEND_OPP_PATH", root / "opp"))
+    vendor_dirs.append(opp / "vendors" / opsnn.VENDOR_DIR)
+    candidates = [p / "op_api" / "lib" / "libcust_opapi.so" for p in vendor_dirs]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise OSError(
+        f"MISHGRAD_BACKEND=ascend runs this repository's operator, but its package is not "
+        f"installed: no {' or '.join(map(str, candidates))}. Build and install it from an "
+        f"ops-nn checkout (kernel/README.md): copy kernel/ to {opsnn.OPS_NN_OP_DIR}, then "
+        f"`{opsnn.BUILD_COMMAND} && {opsnn.INSTALL_COMMAND}`. To run CANN's built-in "
+        "operator instead, choose it explicitly: MISHGRAD_BACKEND=ascend-builtin"
+    )
+
+
+def builtin_opapi(root: Path) -> Path:
+    """CANN's built-in aclnn library (``libopapi_nn.so``; older CANN: ``libopapi.so``).
+
+    Raises
+    ------
+    OSError
+        Naming where it was looked for.
+
+    """
+    candidates = [
+        root / folder / name
+        for name in ("libopapi_nn.so", "libopapi.so")
+        for folder in ("lib64", "opp/lib64")
+    ]
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise OSError(
+        f"MISHGRAD_BACKEND=ascend-builtin: CANN's operator library is not installed: no "
+        f"{' or '.join(map(str, candidates))} (install CANN's ops package)"
+    )
+
+
+@cache
+def _ascend_backend(builtin: bool) -> Backend:
+    root = _cann_root()
+    op_path = builtin_opapi(root) if builtin else custom_opapi(root)
+    mode = ctypes.RTLD_GLOBAL  # the op libraries resolve runtime symbols from these
+    paths = {
+        "runtime": str(root / "lib64" / "libascendcl.so"),
+        "tensors": str(root / "lib64" / "libnnopbase.so"),
+        "op": str(op_path),
+    }
+    libraries = {role: ctypes.CDLL(path, mode=mode) for role, path in paths.items()}
+    return bind("ascend-builtin" if builtin else "ascend", libraries, paths)
+
+
+#: Backend names for MISHGRAD_BACKEND.
+BACKENDS: Final = ("auto", "twin", "ascend", "ascend-builtin")
+
+
+def load_backend(kind: str | None = None) -> Backend:
+    """Load the backend named by ``kind`` or ``$MISHGRAD_BACKEND`` (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend name.
+    OSError
+        If ``ascend`` or ``ascend-builtin`` is asked for (or ``auto`` finds CANN) and CANN's
+        libraries or the operator's library cannot be found.
+
+    """
+    kind = kind or os.environ.get("MISHGRAD_BACKEND", "auto")
+    if kind not in BACKENDS:
+        raise ValueError(f"MISHGRAD_BACKEND must be one of {', '.join(BACKENDS)}, not {kind!r}")
+    if kind == "auto":
+        try:
+            _cann_root()
+        except OSError:
+            return twin_backend()
+        kind = "ascend"
+    if kind == "twin":
+        return twin_backend()
+    return _ascend_backend(kind == "ascend-builtin")

@@ -1,0 +1,71 @@
+"""The C++ example of the aclnn call (kernel/examples/test_aclnn_mish_grad.cpp) against the twin.
+
+``make example`` and notebook 08 both come here: the program is compiled with the system
+C++ compiler against the twin's CANN headers, linked to the twin library, and run. The
+binary is cached beside the twin library it links, keyed by a hash of the source.
+
+Run as ``python -m mishgrad.aclnn.example``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mishgrad.kernel import opsnn, twin_build
+from mishgrad.kernel.source import KERNEL_DIR
+
+SOURCE = KERNEL_DIR / "examples" / "test_aclnn_mish_grad.cpp"
+FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror"]
+
+
+def build() -> Path:
+    """Compile the example (if its source or the twin changed); return the binary's path.
+
+    Raises
+    ------
+    mishgrad.kernel.twin_build.TwinBuildError
+        If the compiler is missing or the source does not compile.
+
+    """
+    library = twin_build.build()
+    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(FLAGS).encode()).hexdigest()[:16]
+    binary = library.parent / f"test_aclnn_mish_grad-{digest}"
+    if binary.exists():
+        return binary
+    # twin/include stands in for $ASCEND_HOME_PATH/include; the rest is what ops-nn and
+    # run.sh give the example
+    includes = [
+        f"-I{KERNEL_DIR / 'twin' / 'include'}",
+        *opsnn.include_flags("example", KERNEL_DIR),
+    ]
+    partial = binary.with_suffix(f".{os.getpid()}.partial")
+    command = [
+        os.environ.get("CXX", "g++"), *FLAGS, *includes, str(SOURCE), "-o", str(partial),
+        str(library), f"-Wl,-rpath,{library.parent}",
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise twin_build.TwinBuildError(f"compiling {SOURCE.name} failed:\n{result.stderr.strip()}")
+    os.replace(partial, binary)  # atomic, like the twin library
+    return binary
+
+
+def run() -> subprocess.CompletedProcess[str]:
+    """Build and run the example; its output is in ``.stdout``."""
+    return subprocess.run([str(build())], capture_output=True, text=True, check=False)
+
+
+def main() -> int:
+    """Build, run and print the example's output (``make example``)."""
+    result = run()
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""A session (ACL initialized, a device set, a stream) and the device tensors it owns."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from mishgrad.kernel.platforms import Platform, platform
+
+from .backends import load_backend
+from .binding import (
+    ACL_DTYPE,
+    ACL_FORMAT_ND,
+    INT32_RANGE,
+    INT64_RANGE,
+    MALLOC_HUGE_FIRST,
+    MEMCPY_DEVICE_TO_HOST,
+    MEMCPY_HOST_TO_DEVICE,
+    SIZE_RANGE,
+    Backend,
+    checked_ints,
+    int64_array,
+)
+from .status import AclError
+
+_INITIALIZED: set[str] = set()
+
+
+def _initialize(session: Session) -> None:
+    """``aclInit`` once per process and runtime library, ``aclFinalize`` at exit.
+
+    ACL is initialized once per process (a second ``aclInit`` is an error, and CANN does
+    not promise that a finalized process can initialize again), so sessions share it. The
+    key is the runtime library's path, not the backend's name: after a kernel edit the twin
+    is rebuilt to a new path, and that library has runtime state of its own to initialize.
+    """
+    lib = session.lib
+    runtime = lib.libraries["runtime"]
+    if runtime in _INITIALIZED:
+        return
+    status = lib.aclInit(None)
+    if status == 100002:  # something else in this process initialized ACL already: fine
+        lib.aclGetRecentErrMsg()  # read its message, so no later error report carries it
+    else:
+        session.check(status, "aclInit")
+        atexit.register(lib.aclFinalize)
+    _INITIALIZED.add(runtime)
+
+
+class Session:
+    """ACL initialized, a device set and a stream created; released on :meth:`close`.
+
+    Use as a context manager. Device tensors created through the session are freed with it.
+
+    Parameters
+    ----------
+    backend
+        A :class:`Backend`, or a name for :func:`load_backend` (default: ``$MISHGRAD_BACKEND``).
+    device
+        The device id.
+    on
+        On the twin: the platform whose UB and cores the kernel launches plan for.
+
+    """
+
+    def __init__(
+        self, backend: Backend | str | None = None, device: int = 0, on: str | Platform = "910B2"
+    ) -> None:
+        (self.device,) = checked_ints("device", [device], INT32_RANGE)
+        self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
+        self._tensors: list[DeviceTensor] = []
+        _initialize(self)
+        self.check(self.lib.aclrtSetDevice(device), "aclrtSetDevice")
+        stream = ctypes.c_void_p()
+        self.check(self.lib.aclrtCreateStream(ctypes.byref(stream)), "aclrtCreateStream")
+        self.stream = stream
+        if self.lib.name == "twin":
+            chip = platform(on)
+            self.lib.mishgrad_twin_set_platform(
+                chip.ub_bytes, chip.ub_reported, chip.select_scratch_begin, chip.vector_cores, 0
+            )
+
+    def check(self, status: int, api: str) -> None:
+        """Raise :class:`AclError` for a failed status."""
+        if status != 0:
+            message = (self.lib.aclGetRecentErrMsg() or b"").decode(errors="replace")
+            raise AclError(status, api, message)
+
+    def malloc(self, nbytes: int) -> int:
+        """Device memory of ``nbytes`` (``aclrtMalloc``, huge pages first); returns the address."""
+        address = ctypes.c_void_p()
+        (nbytes,) = checked_ints("nbytes", [nbytes], SIZE_RANGE)
+        self.check(
+            self.lib.aclrtMalloc(ctypes.byref(address), nbytes, MALLOC_HUGE_FIRST), "aclrtMalloc"
+        )
+        return address.value
+
+    def free(self, address: int) -> None:
+        """Free device memory from :meth:`malloc`."""
+        self.check(self.lib.aclrtFree(address), "aclrtFree")
+
+    def synchronize(self) -> None:
+        """Wait for the stream; errors of the work it ran surface here."""
+        self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
+
+    def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
+        """A device copy of ``array`` that keeps its view: shape, strides and offset."""
+        tensor = DeviceTensor.from_numpy(self, np.asarray(array))
+        self._tensors.append(tensor)
+        return tensor
+
+    def empty(self, shape: Sequence[int], dtype: npt.DTypeLike) -> DeviceTensor:
+        """An uninitialized contiguous device tensor."""
+        return self.tensor(np.zeros(shape, dtype=dtype))
+
+    def close(self) -> None:
+        """Free the session's tensors, destroy its stream, release its hold on the device.
+
+        ACL itself stays initialized until the process exits (see :func:`_initialize`).
+        """
+        for tensor in self._tensors:
+            tensor.release()
+        self._tensors.clear()
+        if self.stream is not None:
+            self.lib.aclrtDestroyStream(self.stream)
+            self.stream = None
+            self.lib.aclrtResetDevice(self.device)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass
+class DeviceTensor:
+    """An ``aclTensor`` over device memory holding a copy of a NumPy array's storage.
+
+    Attributes
+    ----------
+    handle
+        The ``aclTensor*``.
+    address
+        The device storage (``aclrtMalloc``).
+    shape, strides, offset
+        The view, in elements.
+    storage_size
+        Elements of the storage.
+    dtype
+        The NumPy dtype.
+
+    """
+
+    session: Session
+    handle: int
+    address: int | None
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    storage_size: int
+    dtype: np.dtype
+    owns_memory: bool = False
+
+    @classmethod
+    def from_numpy(cls, session: Session, array: np.ndarray) -> DeviceTensor:
+        """Copy the memory a view spans to the device and describe the view with aclCreateTensor.
+
+        Negative strides are not part of the aclnn tensor model; such arrays are copied first.
+        """
+        if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
+            array = np.ascontiguousarray(array)
+        itemsize = array.itemsize
+        strides = tuple(s // itemsize for s in array.strides)
+        span = (
+            1 + sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+            if array.size
+            else 0
+        )
+        storage = (
+            np.lib.stride_tricks.as_strided(array, (span,), (itemsize,))
+            if span
+            else array.ravel()[:0]
+        )
+        storage = np.ascontiguousarray(storage)
+        address = session.malloc(max(storage.nbytes, 1))
+        if storage.nbytes:
+            session.check(
+                session.lib.aclrtMemcpy(
+                    address,
+                    storage.nbytes,
+                    storage.ctypes.data,
+                    storage.nbytes,
+                    MEMCPY_HOST_TO_DEVICE,
+                ),
+                "aclrtMemcpy",
+            )
+        tensor = cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
+        tensor.owns_memory = True
+        return tensor
+
+    @classmethod
+    def describe(
+        cls,
+        session: Session,
+        address: int | None,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        offset: int,
+        storage_size: int,
+        dtype: npt.DTypeLike,
+    ) -> DeviceTensor:
+        """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset).
+
+        The tensor does not own that memory: :meth:`release` frees only the ``aclTensor``.
+        Numbers are passed as they are, so the library checks them (negative ones included);
+        ones that do not fit ``int64_t`` are refused here, as ctypes would wrap them.
+
+        Raises
+        ------
+        ValueError
+            For strides of another length than shape, a number that does not fit ``int64_t``
+            or a dtype that has no ``aclDataType``.
+        AclError
+            If the library refuses the view (status ``ACLNN_ERR_PARAM_INVALID``).
+
+        """
+        dtype = np.dtype(dtype)
+        if len(strides) != len(shape):
+            raise ValueError(f"strides has {len(strides)} entries but shape has {len(shape)}")
+        if dtype.name not in ACL_DTYPE:
+            raise ValueError(f"dtype {dtype.name} has no aclDataType")
+        handle = session.lib.aclCreateTensor(
+            int64_array("shape", shape),
+            len(shape),
+            ACL_DTYPE[dtype.name],
+            int64_array("strides", strides),
+            checked_ints("offset", [offset], INT64_RANGE)[0],
+            ACL_FORMAT_ND,
+            int64_array("storage_size", [storage_size]),
+            1,
+            address,
+        )
+        if not handle:
+            raise AclError(
+                161002, "aclCreateTensor", (session.lib.aclGetRecentErrMsg() or b"").decode()
+            )
+        return cls(
+            session, handle, address, tuple(shape), tuple(strides), offset, storage_size, dtype
+        )
+
+    def to_numpy(self) -> np.ndarray:
+        """Copy the storage back and return the view as a new array."""
+        storage = np.empty(self.storage_size, dtype=self.dtype)
+        if storage.nbytes:
+            self.session.check(
+                self.session.lib.aclrtMemcpy(
+                    storage.ctypes.data,
+                    storage.nbytes,
+                    self.address,
+                    storage.nbytes,
+                    MEMCPY_DEVICE_TO_HOST,
+                ),
+                "aclrtMemcpy",
+            )
+        item = self.dtype.itemsize
+        view = np.lib.stride_tricks.as_strided(
+            storage[self.offset :], self.shape, tuple(s * item for s in self.strides)
+        )
+        return view.copy()
+
+    def release(self) -> None:
+        """``aclDestroyTensor``, and free the storage if the tensor owns it (idempotent)."""
+        if self.handle:
+            self.session.lib.aclDestroyTensor(self.handle)
+            self.handle = 0
+        if self.address and self.owns_memory:
+            self.session.lib.aclrtFree(self.address)
+        self.address = None

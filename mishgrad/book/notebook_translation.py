@@ -1,0 +1,444 @@
+"""Build the translated notebooks from the English ones and their translation files.
+
+One source of truth for code: a translated notebook is the English notebook with each markdown
+cell replaced by its translation (``translations/<language>/<notebook>.md``, see
+:mod:`mishgrad.book.translation_files`), every code cell unchanged, and one code cell added before
+the first code cell that switches the helpers' output language (:func:`mishgrad.book.language.use`).
+
+Run ``python -m mishgrad.book.notebook_translation``:
+
+``todo NOTEBOOK`` (or ``todo mishgrad``)
+    print, in the file format, every markdown cell of an English notebook that has no
+    translation or whose English changed since it was translated, and every string its code
+    shows that has no translation: the text to translate (``mishgrad``: the helper modules'
+    strings, for ``translations/<language>/mishgrad.md``).
+``build [NOTEBOOK ...]``
+    write ``notebooks/<language>/*.ipynb`` (all, or those of the English notebooks named);
+    outputs of unchanged code cells are kept, ``make notebooks`` executes the rest.
+``english-outputs TRANSLATED_NOTEBOOK``
+    list English prose left in a translated notebook's stored outputs (exit 1 if any).
+``check [NOTEBOOK | mishgrad]``
+    list every problem of one notebook, of the helper modules' strings, or of all (an
+    untranslated or stale cell, a translation that dropped a link, code span or formula, a
+    translation of a cell that no longer exists, a string without translation, a generated
+    notebook out of date); exit 1 if there is one.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from . import i18n, output_strings
+from .translation_files import (
+    LANGUAGES,
+    REPO,
+    TranslationFile,
+    cell_entry,
+    english_hash,
+    language_dir,
+    parse,
+    text_entry,
+)
+
+NOTEBOOKS: Final = REPO / "notebooks"
+PACKAGE: Final = REPO / "mishgrad"
+#: The translation file of the strings the helper modules show.
+MODULES_FILE: Final = "mishgrad.md"
+LANGUAGE_CELL_ID: Final = "output-language"
+#: The one code cell a translated notebook adds, before its first: the helpers' language.
+LANGUAGE_CELL: Final = '{comment}\nfrom mishgrad.book import language\n\nlanguage.use("{language}")'
+LANGUAGE_COMMENT: Final = {
+    "zh-CN": "# 输出语言：计算出的句子、表格、图中文字和练习判定以中文显示。\n"
+    "# 这是中文版唯一多出的代码单元格；其余代码与英文版完全相同。",
+}
+
+
+def english_notebooks() -> list[Path]:
+    """The English notebooks, in order."""
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def translated_path(english: Path, language: str) -> Path:
+    """Where the translation of an English notebook is written."""
+    return NOTEBOOKS / language / english.name
+
+
+def translation_path(english: Path, language: str) -> Path:
+    """The translation file of an English notebook."""
+    return language_dir(language) / f"{english.stem}.md"
+
+
+def _source(cell: dict) -> str:
+    source = cell["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _lines(text: str) -> list[str]:
+    """A cell source as nbformat stores it: a list of lines, each with its newline."""
+    return text.splitlines(keepends=True)
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _translations(english: Path, language: str) -> TranslationFile | None:
+    path = translation_path(english, language)
+    return parse(path) if path.exists() else None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a translation is not in step with its English notebook."""
+
+    notebook: str
+    cell_id: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.notebook}: cell {self.cell_id}: {self.reason}"
+
+
+# What a translation must carry over unchanged: link targets, inline code, math, headings.
+_KEPT: Final = {
+    "link targets": re.compile(r"\]\(([^)\s]+)\)"),
+    "code spans": re.compile(r"(`+)(.+?)\1", re.DOTALL),
+    "math": re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$", re.DOTALL),
+    "heading levels": re.compile(r"^(#+) ", re.MULTILINE),
+}
+
+
+def _kept(text: str, pattern: re.Pattern[str]) -> Counter[str]:
+    without_code = text if pattern is _KEPT["code spans"] else _KEPT["code spans"].sub("", text)
+    return Counter(
+        m.group(0) if pattern.groups == 0 else m.group(m.re.groups)
+        for m in pattern.finditer(without_code)
+    )
+
+
+def kept_problems(english: str, translation: str) -> list[str]:
+    """What a translated cell lost or added among the things it must keep unchanged."""
+    problems = []
+    for what, pattern in _KEPT.items():
+        lost = _kept(english, pattern) - _kept(translation, pattern)
+        added = _kept(translation, pattern) - _kept(english, pattern)
+        if lost or added:
+            problems.append(f"{what} differ: missing {sorted(lost)}, extra {sorted(added)}")
+    return problems
+
+
+def cell_problems(english: Path, language: str) -> list[Problem]:
+    """Markdown cells untranslated or stale, and translations of cells that are gone."""
+    notebook = _load(english)
+    found = _translations(english, language)
+    translated = found.cells if found else {}
+    problems = []
+    markdown_ids = set()
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        markdown_ids.add(cell["id"])
+        entry = translated.get(cell["id"])
+        if entry is None:
+            problems.append(Problem(english.name, cell["id"], "not translated"))
+        elif entry.english_hash != english_hash(_source(cell)):
+            problems.append(
+                Problem(english.name, cell["id"], "the English changed since its translation")
+            )
+        else:
+            problems += [
+                Problem(english.name, cell["id"], text)
+                for text in kept_problems(_source(cell), entry.text)
+            ]
+    problems += [
+        Problem(english.name, cell_id, "translated, but the English notebook has no such cell")
+        for cell_id in translated.keys() - markdown_ids
+    ]
+    return problems
+
+
+def module_templates() -> list[str]:
+    """The templates of every helper module (:mod:`mishgrad.book.output_strings`)."""
+    found: dict[str, None] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        found.update(dict.fromkeys(output_strings.templates_in_source(path.read_text())))
+    return list(found)
+
+
+def _translation_of(template: str, language: str) -> str | None:
+    """The translation of a template, or ``None``; exact entries are keyed without ``{{ }}``."""
+    exact, compiled = i18n.catalog(language)
+    plain = template.replace("{{", "{").replace("}}", "}")
+    with_fields = next((t.translation for t in compiled if t.english == template), None)
+    return exact.get(plain, with_fields)
+
+
+def _text_problems(where: str, templates: list[str], language: str) -> list[Problem]:
+    problems = []
+    for template in templates:
+        translation = _translation_of(template, language)
+        if translation is None:
+            problems.append(Problem(where, "text", f"not translated: {template!r}"))
+        elif sorted(i18n.fields_of(translation)) != sorted(i18n.fields_of(template)):
+            problems.append(
+                Problem(where, "text", f"fields differ from the English in {template!r}")
+            )
+        else:
+            problems += [
+                Problem(where, "text", f"{text} in {template!r}")
+                for text in kept_problems(template, translation)
+            ]
+    return problems
+
+
+def text_problems(english: Path, language: str) -> list[Problem]:
+    """Strings the notebook's code shows that have no translation (or the wrong fields)."""
+    return _text_problems(english.name, output_strings.templates_in_notebook(english), language)
+
+
+def module_problems(language: str) -> list[Problem]:
+    """Strings the helper modules show that have no translation (or the wrong fields)."""
+    return _text_problems(MODULES_FILE, module_templates(), language)
+
+
+def todo(english: Path, language: str) -> str:
+    """The entries still to translate, in the file format, with the English as their text."""
+    notebook = _load(english)
+    wanted = {p.cell_id for p in cell_problems(english, language)}
+    cells = "".join(
+        cell_entry(cell["id"], _source(cell), _source(cell))
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "markdown" and cell["id"] in wanted
+    )
+    return cells + _todo_texts(output_strings.templates_in_notebook(english), language)
+
+
+def _todo_texts(templates: list[str], language: str) -> str:
+    return "".join(text_entry(t, t) for t in templates if _translation_of(t, language) is None)
+
+
+def _outputs_by_id(path: Path) -> dict[str, tuple[str, dict]]:
+    if not path.exists():
+        return {}
+    return {
+        cell["id"]: (_source(cell), cell)
+        for cell in _load(path)["cells"]
+        if cell["cell_type"] == "code"
+    }
+
+
+def _language_cell(language: str, previous: dict[str, tuple[str, dict]]) -> dict:
+    source = LANGUAGE_CELL.format(comment=LANGUAGE_COMMENT[language], language=language)
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": LANGUAGE_CELL_ID,
+        "metadata": {},
+        "outputs": [],
+        "source": _lines(source),
+    }
+    return _keep_outputs(cell, previous)
+
+
+def _keep_outputs(cell: dict, previous: dict[str, tuple[str, dict]]) -> dict:
+    old = previous.get(cell["id"])
+    if old and old[0] == _source(cell):
+        cell["outputs"] = old[1].get("outputs", [])
+        cell["execution_count"] = old[1].get("execution_count")
+    else:
+        cell["outputs"], cell["execution_count"] = [], None
+    return cell
+
+
+# A line break between two Chinese characters renders as a stray space: join such lines.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK: Final = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+_FENCE: Final = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def join_cjk_lines(text: str) -> str:
+    """Join lines broken between two CJK characters, outside fenced code blocks."""
+    pieces, end = [], 0
+    for fence in _FENCE.finditer(text):
+        pieces += [_CJK_BREAK.sub("", text[end : fence.start()]), fence.group(0)]
+        end = fence.end()
+    return "".join([*pieces, _CJK_BREAK.sub("", text[end:])])
+
+
+def translate_notebook(english: Path, language: str) -> dict:
+    """The translated notebook as JSON (outputs kept from the current file where code is same).
+
+    Raises
+    ------
+    ValueError
+        If a markdown cell is untranslated or stale (the message lists them).
+
+    """
+    problems = cell_problems(english, language)
+    if problems:
+        raise ValueError("\n".join(map(str, problems)))
+    return _generated(english, language)
+
+
+def _generated(english: Path, language: str) -> dict:
+    """:func:`translate_notebook` once its cells are known to be translated and current."""
+    notebook = copy.deepcopy(_load(english))
+    found = _translations(english, language)
+    assert found is not None  # no problems means every cell has its translation
+    previous = _outputs_by_id(translated_path(english, language))
+    cells = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = _lines(join_cjk_lines(found.cells[cell["id"]].text))
+        elif cell["cell_type"] == "code":
+            if not any(c["cell_type"] == "code" for c in cells):
+                cells.append(_language_cell(language, previous))
+            cell = _keep_outputs(cell, previous)
+        cells.append(cell)
+    notebook["cells"] = cells
+    notebook["metadata"]["mishgrad"] = {"english": f"../{english.name}", "language": language}
+    return notebook
+
+
+def _dump(notebook: dict) -> str:
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+def _content(notebook: dict) -> tuple[object, ...]:
+    """What the generator decides: each cell's kind, id and source, and the language."""
+    cells = tuple((c["cell_type"], c["id"], _source(c)) for c in notebook["cells"])
+    return cells, notebook["metadata"].get("mishgrad")
+
+
+def stale_notebooks(language: str) -> list[Problem]:
+    """Generated notebooks that are missing or differ from what ``build`` would write."""
+    problems = []
+    for english in english_notebooks():
+        target = translated_path(english, language)
+        if not target.exists():
+            problems.append(Problem(english.name, "-", f"{target.name} is not generated"))
+            continue
+        try:
+            wanted = _content(translate_notebook(english, language))
+        except ValueError:
+            continue  # reported by cell_problems
+        if _content(_load(target)) != wanted:
+            problems.append(
+                Problem(english.name, "-", f"{target.relative_to(REPO)} is out of date: build")
+            )
+    return problems
+
+
+def build(
+    language: str, notebooks: list[Path] | None = None
+) -> tuple[list[Path], dict[str, list[Problem]]]:
+    """Write the translated notebooks (all, or those of ``notebooks``).
+
+    A notebook whose markdown cells are not all translated and current is left as it is
+    (the English can be edited and run before its translation catches up; the tests then
+    name the cells). Returns the paths written and, by notebook, what kept one from being
+    written.
+    """
+    written, skipped = [], {}
+    for english in notebooks or english_notebooks():
+        problems = cell_problems(english, language)
+        if problems:
+            skipped[english.name] = problems
+            continue
+        target = translated_path(english, language)
+        text = _dump(_generated(english, language))  # cell_problems just passed
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+    return written, skipped
+
+
+def notebook_problems(english: Path, language: str) -> list[Problem]:
+    """Every problem of one notebook's translation: its markdown cells and its outputs."""
+    return cell_problems(english, language) + text_problems(english, language)
+
+
+# Three English words in a row, outside code spans, links and formulas: prose left untranslated.
+_ENGLISH_RUN: Final = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,'’-]+[A-Za-z][a-z]+){2,}\b")
+# Code, links, formulas and quotations ('…', “…”: a message quoted as its program wrote it).
+_NOT_PROSE: Final = re.compile(
+    r"```.*?```|(`+).+?\1|\]\([^)]*\)|https?://\S+|\$\$.+?\$\$|\$[^$\n]+\$"
+    r"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|“[^”\n]+”",
+    re.DOTALL,
+)
+
+
+def english_in_outputs(path: Path) -> list[tuple[str, str]]:
+    """English prose in a translated notebook's stored outputs: (cell id, words <- line).
+
+    Reads what the helpers show (Markdown, and the plain text of results such as verdicts);
+    printed streams (logs, compiler messages) are the tools' own and are not read.
+    """
+    found = []
+    for cell in _load(path)["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            text = data.get("text/markdown") or data.get("text/plain") or ""
+            text = text if isinstance(text, str) else "".join(text)
+            for line in _NOT_PROSE.sub(" ", text).splitlines():
+                words = _ENGLISH_RUN.findall(line)
+                if words:
+                    found.append((cell["id"], f"{' / '.join(words)}  <-  {line.strip()}"))
+    return found
+
+
+def check(language: str) -> list[Problem]:
+    """Every problem of one language's translations."""
+    problems = [p for e in english_notebooks() for p in notebook_problems(e, language)]
+    problems += module_problems(language)
+    return problems + stale_notebooks(language)
+
+
+def main(argv: list[str]) -> int:
+    """The command line (see the module docstring)."""
+    usage = (
+        "usage: python -m mishgrad.book.notebook_translation "
+        "todo NOTEBOOK|mishgrad | build [NOTEBOOK...] | check [NOTEBOOK|mishgrad] "
+        "| english-outputs TRANSLATED_NOTEBOOK"
+    )
+    language = LANGUAGES[0]
+    if argv == ["todo", "mishgrad"]:
+        print(_todo_texts(module_templates(), language), end="")
+        return 0
+    if argv[:1] == ["todo"] and len(argv) == 2:
+        print(todo(Path(argv[1]).resolve(), language), end="")
+        return 0
+    if argv[:1] == ["english-outputs"] and len(argv) == 2:
+        found = english_in_outputs(Path(argv[1]))
+        print("\n".join(f"cell {cell}: {text}" for cell, text in found) or "no English prose")
+        return 1 if found else 0
+    if argv[:1] == ["build"]:
+        chosen = [Path(a).resolve() for a in argv[1:]] or None
+        written, skipped = build(language, chosen)
+        for path in written:
+            print(f"wrote {path.relative_to(REPO)}")
+        for name, problems in skipped.items():
+            print(f"not rebuilt: {name}, {len(problems)} cells to translate (todo {name})")
+        return 0
+    if argv[:1] == ["check"] and len(argv) <= 2:
+        one = argv[1:]
+        if one == ["mishgrad"]:
+            problems = module_problems(language)
+        else:
+            problems = notebook_problems(Path(one[0]), language) if one else check(language)
+        print("\n".join(map(str, problems)) or "translations in step")
+        return 1 if problems else 0
+    print(usage, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,167 @@
+"""Find, in source code, the strings a learner reads in outputs, as translation templates.
+
+The Chinese notebooks keep the English code, so their outputs are localized where they are
+shown (:mod:`mishgrad.book.i18n`). What needs an entry in ``translations/zh-CN`` is found here by
+reading the syntax tree of each notebook code cell and helper module: the text arguments of
+the calls that put words on screen — ``say``, ``table``'s headers, figure titles, axis labels,
+legend labels and annotations, the exercise verdicts (``wrong``, ``correct``, hints), and
+strings a module passes to :func:`mishgrad.book.i18n.translate` itself.
+
+An f-string becomes a template with numbered fields (``f"{n} tiles of {L}"`` →
+``"{0} tiles of {1}"``), and so does a string joined with ``+`` (each expression joined
+becomes a field); a field that picks between literal strings (``{"yes" if ok else
+"no"}``) adds each literal as an entry of its own.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+#: Calls whose first argument is text: method or function name.
+FIRST_ARGUMENT: Final = frozenset(
+    {
+        "say",
+        "set_title",
+        "set_xlabel",
+        "set_ylabel",
+        "suptitle",
+        "annotate",
+        "wrong",
+        "correct",
+        "learner_function",
+        "set_text",
+        "set_xticklabels",
+        "set_yticklabels",
+        "Verdict",
+        "translate",
+    }
+)
+#: Calls whose text argument is at another position.
+AT_POSITION: Final = {"table": 1, "text": 2, "equal_or_hint": 2, "close_or_hint": 2}
+#: Keyword arguments that carry text, whatever the call.
+KEYWORDS: Final = frozenset(
+    {
+        "label",
+        "title",
+        "xlabel",
+        "ylabel",
+        "headers",
+        "hint",
+        "usage",
+        "message",
+        "labels",
+        "remark",
+    }
+)
+#: Module-level constants whose strings are table headers or labels.
+CONSTANT_NAME: Final = re.compile(r"(HEADERS|COLUMNS|LABELS|TITLES|MESSAGE|HINT|USAGE)$")
+_WORD: Final = re.compile(r"[A-Za-z]{2,}")
+
+
+def _name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _parts(node: ast.expr) -> list[ast.expr]:
+    """The pieces of a string built with ``+``, in order: literals, f-strings, expressions."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _parts(node.left) + _parts(node.right)
+    if isinstance(node, ast.JoinedStr):
+        return [v.value if isinstance(v, ast.FormattedValue) else v for v in node.values]
+    return [node]
+
+
+def _template(node: ast.expr) -> tuple[str, list[ast.expr]]:
+    pieces, fields = [], []
+    for part in _parts(node):
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            pieces.append(part.value.replace("{", "{{").replace("}", "}}"))
+        else:  # a field of an f-string, or an expression joined with +
+            pieces.append(f"{{{len(fields)}}}")
+            fields.append(part)
+    return "".join(pieces), fields
+
+
+def _is_text(node: ast.expr) -> bool:
+    """A string built with ``+`` from at least one literal or f-string."""
+    return any(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in _parts(node))
+
+
+def texts_of(node: ast.AST) -> Iterator[str]:
+    """The templates a text-valued expression can produce."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value.replace("{", "{{").replace("}", "}}")
+    elif isinstance(node, ast.JoinedStr) or (isinstance(node, ast.BinOp) and _is_text(node)):
+        template, fields = _template(node)
+        yield template
+        for field in fields:
+            if isinstance(field, ast.IfExp):
+                yield from texts_of(field)
+    elif isinstance(node, ast.IfExp):
+        yield from texts_of(node.body)
+        yield from texts_of(node.orelse)
+    elif isinstance(node, ast.BoolOp):  # title or f"..." (a default)
+        for value in node.values:
+            yield from texts_of(value)
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for element in node.elts:
+            yield from texts_of(element)
+    elif isinstance(node, ast.Starred):
+        yield from texts_of(node.value)
+
+
+def _arguments(call: ast.Call) -> Iterator[ast.AST]:
+    name = _name(call)
+    if name in FIRST_ARGUMENT and call.args:
+        yield call.args[0]
+    position = AT_POSITION.get(name)
+    if position is not None and len(call.args) > position:
+        yield call.args[position]
+    for keyword in call.keywords:
+        if keyword.arg in KEYWORDS:
+            yield keyword.value
+
+
+def _constants(tree: ast.AST) -> Iterator[ast.AST]:
+    for node in getattr(tree, "body", []):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and CONSTANT_NAME.search(t.id) for t in targets):
+                if node.value is not None:
+                    yield node.value
+
+
+def worth_translating(template: str) -> bool:
+    """A template with a word of two or more letters outside its fields."""
+    return bool(_WORD.search(re.sub(r"\{\d+\}", "", template)))
+
+
+def templates_in_source(source: str) -> list[str]:
+    """Every template in Python source, in order of appearance, without repeats."""
+    tree = ast.parse(source)
+    nodes = [
+        arg for call in ast.walk(tree) if isinstance(call, ast.Call) for arg in _arguments(call)
+    ]
+    nodes += list(_constants(tree))
+    found = dict.fromkeys(t for node in nodes for t in texts_of(node) if worth_translating(t))
+    return list(found)
+
+
+def templates_in_notebook(path: Path) -> list[str]:
+    """The templates of a notebook's code cells, in cell order (IPython magics skipped)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    found: dict[str, None] = {}
+    for cell in cells:
+        if cell["cell_type"] == "code":
+            source = "".join(cell["source"])
+            lines = [
+                line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+            ]
+            found.update(dict.fromkeys(templates_in_source("\n".join(lines))))
+    return list(found)

@@ -1,0 +1,420 @@
+"""A roofline model of MishGrad on Atlas A2: bandwidth- or vector-bound, and how long.
+
+MishGrad reads ``grad`` and ``x`` (and ``tanhx``) once and writes the output once: every
+element costs a fixed number of bytes of global memory (HBM) traffic and a fixed number of
+vector instructions. Whichever takes longer bounds the kernel:
+
+- **memory**: bytes per element (the tensors' sizes: the kernel moves exactly those,
+  as notebook 05 checks on the trace) divided by the HBM bandwidth;
+- **vector**: every vector instruction of the kernel works on float32 in 256-byte repeats,
+  64 elements per repeat, so one instruction costs ``cycles_per_repeat / 64`` cycles per
+  element on one vector core. The instruction counts come from the twin's trace
+  (:func:`mishgrad.kernel.trace.instruction_counts`), i.e. from the kernel source as it is now.
+
+The cost parameters are those of :class:`mishgrad.kernel.pipeline.PipelineModel` (notebook 06's
+pipeline model), so both models make the same assumptions:
+
+``hbm_bytes_per_second``
+    1.6 TB/s for a representative Atlas A2 in ops-nn's migration guide (:data:`PLATFORM_GUIDE`),
+    a peak figure; :data:`HBM_BANDWIDTH_RANGE` adds an assumed low end. The default is 1.6 TB/s.
+``clock_hz``
+    1.8 GHz, the AI core frequency of the same guide (for the representative configuration;
+    the 910B variants may differ).
+``vector_cycles_per_repeat``
+    One cycle per 256-byte repeat for every instruction; ``Exp`` and ``Div`` may well take
+    more (:class:`Roofline` accepts per-op costs).
+``vector_cores``
+    From :mod:`mishgrad.kernel.platforms`; every core gets an equal share of the bandwidth,
+    also when fewer cores are active (small n), as in notebook 06's model.
+
+For one launch of n elements, :meth:`Roofline.predict` plans the tiles with the tiling model
+(:func:`mishgrad.kernel.tiling.plan_for`) and, for the busiest core, adds pipeline fill and drain to
+the roofline: the first tile's copy-in precedes all computing, the last tile's copy-out
+follows it. Launch overhead and per-instruction start-up costs are not modelled: for small
+n the prediction is a lower bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from mishgrad.citations import OPS_NN, permalink
+from mishgrad.kernel import tiling
+from mishgrad.kernel.pipeline import PipelineModel
+from mishgrad.kernel.platforms import DEFAULT_PLATFORM, Platform, platform
+from mishgrad.kernel.trace import InstructionCounts, instruction_counts
+from mishgrad.math.dtypes import as_dtype
+
+from . import upstream
+
+#: ops-nn's cross-platform migration guide: for a representative Atlas A2 configuration
+#: (line 21), 24 AI cores at 1.8 (GHz, lines 29-39) and a memory bandwidth of 1.6 TB/s
+#: (lines 56-60). The source of the model's default clock and bandwidth.
+PLATFORM_GUIDE: Final = permalink(
+    OPS_NN, "docs/zh/develop/cross_platform_migration_guide.md", (19, 61)
+)
+#: HBM bandwidth, bytes per second: the guide's 1.6 TB/s is a peak figure of one
+#: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
+#: (the low end of third-party reports) and notebook 10 shows how the verdicts move.
+HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
+#: Bytes per element of the data every vector instruction of the kernel works on (float32).
+COMPUTE_BYTES: Final = 4
+#: Elements one 256-byte repeat of a float32 vector instruction processes.
+ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // COMPUTE_BYTES
+
+#: ops-nn v1's float32 path without tanhx, calls per tile by op: counted from this project's
+#: description of its kernel (:data:`mishgrad.evaluation.upstream.V1_FLOAT32_NO_TANHX`, with
+#: permalinks).
+V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = upstream.V1_FLOAT32_NO_TANHX.counts()
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """What one element costs the kernel: global-memory bytes and vector instructions.
+
+    Attributes
+    ----------
+    dtype_size
+        Bytes per element of the tensors (4 or 2).
+    has_tanhx
+        Whether the kernel reads ``tanhx``.
+    instructions
+        Vector instructions per tile by op (each covers the whole tile).
+    label
+        A name for tables and plots.
+
+    """
+
+    dtype_size: int
+    has_tanhx: bool
+    instructions: Mapping[str, int]
+    label: str = ""
+
+    @property
+    def inputs(self) -> int:
+        """Tensors read: grad, x (and tanhx)."""
+        return 3 if self.has_tanhx else 2
+
+    @property
+    def read_bytes(self) -> int:
+        """Bytes read per element."""
+        return self.inputs * self.dtype_size
+
+    @property
+    def write_bytes(self) -> int:
+        """Bytes written per element (the output)."""
+        return self.dtype_size
+
+    @property
+    def bytes_per_element(self) -> int:
+        """Global-memory bytes per element, read and written."""
+        return self.read_bytes + self.write_bytes
+
+    @property
+    def instruction_count(self) -> int:
+        """Vector instructions per tile (= per element: each covers the tile)."""
+        return sum(self.instructions.values())
+
+    def cycles_per_repeat(self, model: PipelineModel, op_cycles: Mapping[str, float]) -> float:
+        """Cycles of all instructions for one 256-byte repeat (64 elements)."""
+        default = model.vector_cycles_per_repeat
+        return sum(n * op_cycles.get(op, default) for op, n in self.instructions.items())
+
+
+def cost_from_counts(
+    counts: InstructionCounts | Mapping[str, int], dtype_size: int, has_tanhx: bool, label: str = ""
+) -> KernelCost:
+    """A :class:`KernelCost` from instruction counts (a trace's or cited ones)."""
+    by_op = counts.by_op if isinstance(counts, InstructionCounts) else counts
+    return KernelCost(dtype_size, has_tanhx, dict(by_op), label)
+
+
+def measure_cost(
+    dtype: str,
+    has_tanhx: bool,
+    *,
+    on: str | Platform = DEFAULT_PLATFORM,
+    label: str = "",
+    kernel_dir: Path | None = None,
+) -> KernelCost:
+    """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
+
+    The kernel is built from the sources as they are now, so an edit to
+    ``kernel/op_kernel/mish_grad.h`` shows up here.
+
+    Parameters
+    ----------
+    dtype
+        float32, float16 or bfloat16.
+    has_tanhx
+        Which branch to count.
+    on
+        The platform whose tile size the launch uses.
+    label
+        A name for the cost (default ``"<dtype>, <branch>"``).
+    kernel_dir
+        Count the kernel of this directory (a scratch copy) instead of ``kernel/``.
+
+    """
+    from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
+
+    resolved = as_dtype(dtype)
+    chip = platform(on)
+    tile = tiling.max_tile_length(
+        resolved.itemsize, has_tanhx, chip.ub_reported, chip.select_uses_scratch
+    )
+    x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
+    tanhx = np.full_like(x, 0.5) if has_tanhx else None
+    run = twin.run_kernel(
+        np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
+    )
+    branch = "tanhx" if has_tanhx else "no tanhx"
+    return cost_from_counts(
+        instruction_counts(run.trace), resolved.itemsize, has_tanhx, label or f"{dtype}, {branch}"
+    )
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model's answer for one launch of ``n`` elements.
+
+    Attributes
+    ----------
+    n
+        Elements.
+    cores
+        Vector cores the tiling uses.
+    tiles
+        Tiles of the busiest core.
+    memory_seconds, vector_seconds
+        The busiest core's memory traffic at its share of the bandwidth, and its vector
+        instructions.
+    seconds
+        Predicted time: the larger of the two plus the pipeline's fill and drain.
+
+    """
+
+    n: int
+    cores: int
+    tiles: int
+    memory_seconds: float
+    vector_seconds: float
+    seconds: float
+
+    @property
+    def bound(self) -> str:
+        """``"bandwidth"`` or ``"vector"``: which of the two takes longer."""
+        return "bandwidth" if self.memory_seconds >= self.vector_seconds else "vector"
+
+    @property
+    def steady_seconds(self) -> float:
+        """The roofline without fill and drain: the larger of memory and vector time."""
+        return max(self.memory_seconds, self.vector_seconds)
+
+    @property
+    def fill_share(self) -> float:
+        """Share of the predicted time spent filling and draining the pipeline."""
+        return 1.0 - self.steady_seconds / self.seconds
+
+    @property
+    def elements_per_second(self) -> float:
+        """Throughput of the launch."""
+        return self.n / self.seconds
+
+
+def _core_kinds(plan: tiling.TilingPlan) -> Iterable[tuple[int, int, int]]:
+    """(elements, tiles, last tile's elements) of each kind of core the plan uses."""
+    if plan.bigCoreNum:
+        yield plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength
+    if plan.blockDim - plan.bigCoreNum > 1:
+        yield plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength
+    yield plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength
+
+
+def _repeats(elements: int) -> int:
+    return -(-elements // ELEMENTS_PER_REPEAT)
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """Atlas A2 (or another platform) as the roofline sees it.
+
+    Attributes
+    ----------
+    chip
+        The platform: its vector cores and UB (for the tiling).
+    model
+        Bandwidth, clock and cycles per repeat (:class:`mishgrad.kernel.pipeline.PipelineModel`);
+        its ``vector_cores`` must equal the chip's.
+    op_cycles_per_repeat
+        Cycles per repeat of particular ops (e.g. ``{"Exp": 4}``); the others cost
+        ``model.vector_cycles_per_repeat``.
+
+    """
+
+    chip: Platform = field(default_factory=lambda: platform(DEFAULT_PLATFORM))
+    model: PipelineModel = field(default_factory=PipelineModel)
+    op_cycles_per_repeat: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.model.vector_cores != self.chip.vector_cores:
+            raise ValueError(
+                f"the model assumes {self.model.vector_cores} vector cores, {self.chip.name} "
+                f"has {self.chip.vector_cores}: use Roofline.for_chip"
+            )
+
+    @classmethod
+    def for_chip(
+        cls,
+        chip: str | Platform = DEFAULT_PLATFORM,
+        op_cycles_per_repeat: Mapping[str, float] | None = None,
+        **parameters: float,
+    ) -> Roofline:
+        """The roofline of ``chip``: PipelineModel's defaults, overridden by ``parameters``.
+
+        Parameters
+        ----------
+        chip
+            A key of :data:`mishgrad.kernel.platforms.PLATFORMS` or a Platform.
+        op_cycles_per_repeat
+            Per-op cycles per repeat (see the class).
+        **parameters
+            Fields of :class:`~mishgrad.kernel.pipeline.PipelineModel`, e.g.
+            ``hbm_bytes_per_second=1.2e12``.
+
+        """
+        resolved = platform(chip)
+        model = dataclasses.replace(
+            PipelineModel(), vector_cores=resolved.vector_cores, **parameters
+        )
+        return cls(resolved, model, dict(op_cycles_per_repeat or {}))
+
+    def replace(self, **parameters: float) -> Roofline:
+        """A copy with some PipelineModel parameters changed (``hbm_bytes_per_second=...``)."""
+        return dataclasses.replace(self, model=dataclasses.replace(self.model, **parameters))
+
+    # -- per element, all cores streaming ----------------------------------------------
+
+    def vector_cycles_per_element(self, cost: KernelCost) -> float:
+        """Vector cycles one core spends per element."""
+        return cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / ELEMENTS_PER_REPEAT
+
+    def vector_elements_per_second(self, cost: KernelCost) -> float:
+        """Elements per second the vector units of all cores can process."""
+        cores = self.model.vector_cores
+        return cores * self.model.clock_hz / self.vector_cycles_per_element(cost)
+
+    def memory_elements_per_second(self, cost: KernelCost) -> float:
+        """Elements per second the HBM bandwidth can feed."""
+        return self.model.hbm_bytes_per_second / cost.bytes_per_element
+
+    def bound(self, cost: KernelCost) -> str:
+        """``"bandwidth"`` or ``"vector"`` for large n."""
+        memory = self.memory_elements_per_second(cost)
+        return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
+
+    def ridge_bandwidth(self, cost: KernelCost) -> float:
+        """Bytes per second at which memory and vector time are equal.
+
+        Below it the kernel is bandwidth-bound, above it vector-bound.
+        """
+        return self.vector_elements_per_second(cost) * cost.bytes_per_element
+
+    def ridge_clock(self, cost: KernelCost) -> float:
+        """Clock (Hz) at which memory and vector time are equal at the model's bandwidth.
+
+        Above it the kernel is bandwidth-bound, below it vector-bound.
+        """
+        return (
+            self.model.clock_hz
+            * self.memory_elements_per_second(cost)
+            / self.vector_elements_per_second(cost)
+        )
+
+    def instruction_headroom(self, cost: KernelCost) -> float:
+        """Instructions the kernel could add before its vector time reaches its memory time.
+
+        Counted at the default cycles per repeat; negative if the kernel is vector-bound
+        (then it is how many it would have to shed).
+        """
+        per_instruction = self.model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
+        memory_cycles = (
+            self.model.vector_cores * self.model.clock_hz / self.memory_elements_per_second(cost)
+        )
+        return (memory_cycles - self.vector_cycles_per_element(cost)) / per_instruction
+
+    # -- one launch ----------------------------------------------------------------------
+
+    def predict(self, n: int, cost: KernelCost) -> Prediction:
+        """Predict one launch of ``n`` elements (see the module doc for the formula).
+
+        For each kind of core of the tiling plan (big, small, last), with ``M`` its memory
+        time, ``V`` its vector time, ``v_last`` the vector time of its last tile and
+        ``in_first``/``out_last`` the copy times of its first/last tile, the time is
+        ``max(M + v_last, V + in_first + out_last)``: exact for one tile, and the roofline
+        ``max(M, V)`` plus a vanishing share for many. The busiest core decides.
+
+        Raises
+        ------
+        mishgrad.kernel.tiling.TilingError
+            For n = 0.
+
+        """
+        plan = tiling.plan_for(int(n), cost.dtype_size, cost.has_tanhx, self.chip)
+        core_bps = self.model.hbm_bytes_per_second / self.model.vector_cores
+        repeat_seconds = (
+            cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / self.model.clock_hz
+        )
+        best: Prediction | None = None
+        for elements, tiles, tail in _core_kinds(plan):
+            first = plan.tileLength if tiles > 1 else tail
+            memory = elements * cost.bytes_per_element / core_bps
+            repeats = (tiles - 1) * _repeats(plan.tileLength) + _repeats(tail)
+            vector = repeats * repeat_seconds
+            v_last = _repeats(tail) * repeat_seconds
+            in_first = first * cost.read_bytes / core_bps
+            out_last = tail * cost.write_bytes / core_bps
+            seconds = max(memory + v_last, vector + in_first + out_last)
+            candidate = Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds)
+            if best is None or candidate.seconds > best.seconds:
+                best = candidate
+        assert best is not None  # the last core always exists
+        return best
+
+    def sweep(self, ns: Iterable[int], cost: KernelCost) -> list[Prediction]:
+        """:meth:`predict` for every n."""
+        return [self.predict(int(n), cost) for n in ns]
+
+    def parameters(self) -> list[tuple[str, float, str]]:
+        """(name, value, what it is and how certain) of every parameter, for a table."""
+        low, high = HBM_BANDWIDTH_RANGE
+        return [
+            (
+                "hbm_bytes_per_second",
+                self.model.hbm_bytes_per_second,
+                f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide (peak), "
+                f"{low:.3g} assumed as the low end",
+            ),
+            ("clock_hz", self.model.clock_hz, "AI core clock; ops-nn's migration guide"),
+            (
+                "vector_cycles_per_repeat",
+                self.model.vector_cycles_per_repeat,
+                "cycles per 256-byte repeat of every instruction; assumed",
+            ),
+            (
+                "vector_cores",
+                self.model.vector_cores,
+                f"{self.chip.name} (mishgrad.kernel.platforms)",
+            ),
+            (
+                "elements per repeat",
+                ELEMENTS_PER_REPEAT,
+                f"{tiling.REPEAT_BYTES}-byte repeat of float32",
+            ),
+        ]

@@ -1,0 +1,17 @@
+"""The AscendC kernel on the CPU twin (notebooks 04-06, 11): building, running and reading it.
+
+- :mod:`~mishgrad.kernel.platforms` and :mod:`~mishgrad.kernel.tiling`: the chips' UB and
+  cores, and the Python model of the C++ tiling;
+- :mod:`~mishgrad.kernel.source`: where ``kernel/`` is, and excerpts of it for the notebooks;
+- :mod:`~mishgrad.kernel.twin_build` builds the twin library from ``kernel/`` and
+  :mod:`~mishgrad.kernel.twin` runs the kernel on it; :mod:`~mishgrad.kernel.scratch` is a
+  learner's copy of ``kernel/`` to edit;
+- :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and three analyses
+  are built on it: :mod:`~mishgrad.kernel.gm_traffic`, :mod:`~mishgrad.kernel.ub_layout`,
+  :mod:`~mishgrad.kernel.pipeline`;
+- :mod:`~mishgrad.kernel.opsnn`, :mod:`~mishgrad.kernel.ut`, :mod:`~mishgrad.kernel.misuse`:
+  ``kernel/`` as an ops-nn operator directory, its unit tests, and kernels that break the
+  hardware's rules on purpose.
+
+May import: :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+"""

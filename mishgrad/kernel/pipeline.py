@@ -1,0 +1,270 @@
+"""A model of the double-buffered CopyIn / Compute / CopyOut pipeline, derived from the trace.
+
+The twin runs every call one after another; on the NPU, copy-in (MTE2), vector (V) and
+copy-out (MTE3) instructions go to separate queues that run in parallel, synchronized by the
+queues' EnQue/DeQue/Alloc/Free. :func:`tile_work` reads what each tile asks of each engine
+from the trace, :func:`schedule` derives a timeline from it with the cost parameters of
+:class:`PipelineModel`, and :func:`gantt` draws it. It is a model, not a measurement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from . import tiling
+from .trace import (
+    COPY_OPS,
+    ENGINES,
+    STAGES,
+    core_events,
+    is_copy_out,
+    is_vector,
+    op_names,
+    tile_indices,
+)
+
+
+@dataclass(frozen=True)
+class PipelineModel:
+    """Cost parameters of the pipeline model (assumptions, not measurements).
+
+    Attributes
+    ----------
+    hbm_bytes_per_second
+        Global-memory bandwidth of the chip: 1.6 TB/s, the memory bandwidth of a
+        representative Atlas A2 in ops-nn's cross-platform migration guide (lines 56-60 of
+        ``mishgrad.evaluation.roofline.PLATFORM_GUIDE``), a peak figure; 1.2 TB/s is an assumed
+        low end (``mishgrad.evaluation.roofline.HBM_BANDWIDTH_RANGE``).
+    vector_cores
+        Cores sharing that bandwidth when all of them stream.
+    clock_hz
+        Core clock, to turn bandwidth into bytes per cycle: 1.8 GHz, the AI core frequency of
+        the same guide (lines 36-37).
+    vector_cycles_per_repeat
+        Cycles one vector instruction spends per 256-byte repeat.
+    copy_latency_cycles, vector_latency_cycles
+        Fixed start-up cycles per copy and per vector instruction.
+
+    """
+
+    hbm_bytes_per_second: float = 1.6e12
+    vector_cores: int = 48
+    clock_hz: float = 1.8e9
+    vector_cycles_per_repeat: float = 1.0
+    copy_latency_cycles: float = 0.0
+    vector_latency_cycles: float = 0.0
+
+    @property
+    def copy_bytes_per_cycle(self) -> float:
+        """One core's share of the bandwidth, in bytes per cycle."""
+        return self.hbm_bytes_per_second / self.vector_cores / self.clock_hz
+
+    def copy_cycles(self, nbytes: float) -> float:
+        """Cycles of one copy of ``nbytes``."""
+        return self.copy_latency_cycles + nbytes / self.copy_bytes_per_cycle
+
+    def vector_cycles(self, repeats: float) -> float:
+        """Cycles of one vector instruction of ``repeats`` 256-byte repeats."""
+        return self.vector_latency_cycles + repeats * self.vector_cycles_per_repeat
+
+
+def repeats(op: str, count: int, nbytes: int) -> int:
+    """256-byte repeats of one vector instruction.
+
+    The element width is ``nbytes / count`` as traced, except for ``Cast``, whose repeat
+    is set by its float32 side (the trace records the destination's bytes).
+    """
+    width = 4 if op == "Cast" else max(1, nbytes // max(count, 1))
+    return -(-count * width // tiling.REPEAT_BYTES)
+
+
+@dataclass(frozen=True)
+class TileWork:
+    """What one tile asks of each engine: bytes in, vector repeats and instructions, bytes out."""
+
+    tile: int
+    read_bytes: int
+    vector_repeats: tuple[int, ...]
+    write_bytes: int
+    read_copies: int = 1
+    write_copies: int = 1
+
+
+def tile_work(trace: np.ndarray, core: int = 0) -> list[TileWork]:
+    """The work of every tile of one core, from its trace records."""
+    events = core_events(trace, core)
+    ops = op_names(events)
+    tiles = tile_indices(events)
+    work = []
+    for tile in range(int(tiles.max()) + 1):
+        rows = np.flatnonzero(tiles == tile)
+        copies_in = [r for r in rows if ops[r] in COPY_OPS and events["dst"][r] >= 0]
+        copies_out = [r for r in rows if is_copy_out(ops[r], int(events["dst"][r]))]
+        vector = [
+            repeats(ops[r], int(events["count"][r]), int(events["bytes"][r]))
+            for r in rows
+            if is_vector(ops[r])
+        ]
+        work.append(
+            TileWork(
+                tile,
+                int(events["bytes"][copies_in].sum()),
+                tuple(vector),
+                int(events["bytes"][copies_out].sum()),
+                len(copies_in),
+                len(copies_out),
+            )
+        )
+    return work
+
+
+@dataclass(frozen=True)
+class Span:
+    """One stage of one tile on its engine, in model cycles."""
+
+    stage: str
+    tile: int
+    start: float
+    end: float
+
+    @property
+    def engine(self) -> str:
+        """The engine that runs the stage (MTE2, Vector or MTE3)."""
+        return ENGINES[self.stage]
+
+
+def stage_cycles(work: TileWork, model: PipelineModel) -> dict[str, float]:
+    """Model cycles of each stage of one tile."""
+    latency = model.copy_latency_cycles
+    return {
+        "CopyIn": work.read_copies * latency + work.read_bytes / model.copy_bytes_per_cycle,
+        "Compute": sum(model.vector_cycles(r) for r in work.vector_repeats),
+        "CopyOut": work.write_copies * latency + work.write_bytes / model.copy_bytes_per_cycle,
+    }
+
+
+def schedule(work: Sequence[TileWork], model: PipelineModel, buffers: int = 2) -> list[Span]:
+    """Schedule CopyIn, Compute and CopyOut of every tile on their engines.
+
+    Each engine does one thing at a time, in tile order. With ``buffers`` buffers per queue
+    (``TPipe::InitBuffer(queue, buffers, ...)``; 2 is double buffering) tile i uses buffer
+    ``i % buffers``, so
+
+    - CopyIn(i) waits for CopyIn(i-1) and for Compute(i-buffers) to free its input buffer;
+    - Compute(i) waits for CopyIn(i), Compute(i-1), and CopyOut(i-buffers) to free its
+      output buffer;
+    - CopyOut(i) waits for Compute(i) and CopyOut(i-1).
+
+    The queues' *depth* (how many EnQue may precede a DeQue) adds no constraint: in the
+    kernel's program order every EnQue of a tile is followed by that tile's DeQue before
+    the next tile's EnQue, so depth 1 is always enough.
+    """
+    if buffers < 1:
+        raise ValueError("buffers must be at least 1")
+    spans: list[Span] = []
+    ends: dict[tuple[str, int], float] = {}
+
+    def end(stage: str, tile: int) -> float:
+        return ends.get((stage, tile), 0.0)
+
+    for item in work:
+        i = item.tile
+        cycles = stage_cycles(item, model)
+        ready = {
+            "CopyIn": max(end("CopyIn", i - 1), end("Compute", i - buffers)),
+            "Compute": max(end("Compute", i - 1), end("CopyOut", i - buffers)),
+            "CopyOut": end("CopyOut", i - 1),
+        }
+        previous = 0.0
+        for stage in STAGES:
+            start = max(ready[stage], previous)
+            ends[(stage, i)] = start + cycles[stage]
+            spans.append(Span(stage, i, start, ends[(stage, i)]))
+            previous = ends[(stage, i)]
+    return spans
+
+
+def makespan(spans: Iterable[Span]) -> float:
+    """Cycles from the first start to the last end."""
+    spans = list(spans)
+    return max(s.end for s in spans) - min(s.start for s in spans)
+
+
+def busy_cycles(spans: Iterable[Span]) -> dict[str, float]:
+    """Cycles each engine is busy (MTE2, Vector, MTE3)."""
+    busy = dict.fromkeys(ENGINES.values(), 0.0)
+    for span in spans:
+        busy[span.engine] += span.end - span.start
+    return busy
+
+
+def serial_cycles(work: Sequence[TileWork], model: PipelineModel) -> float:
+    """Cycles if nothing overlapped: the sum of every stage of every tile."""
+    return sum(sum(stage_cycles(item, model).values()) for item in work)
+
+
+#: Colours of the two buffers of a double-buffered queue in the timeline.
+BUFFER_COLORS: Final = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+
+
+def gantt(
+    spans: Sequence[Span],
+    *,
+    buffers: int = 2,
+    ax: Axes | None = None,
+    title: str = "",
+    clock_hz: float | None = None,
+) -> Figure:
+    """Draw a schedule as a Gantt chart: one lane per engine, bars coloured by buffer.
+
+    Parameters
+    ----------
+    spans
+        From :func:`schedule`.
+    buffers
+        Buffers per queue (bars of tile i use colour ``i % buffers``).
+    ax
+        Draw into this axes; default: a new figure.
+    title
+        Axes title.
+    clock_hz
+        If given, the x axis is in microseconds at this clock; otherwise in cycles.
+
+    """
+    if ax is None:
+        figure = plt.figure(figsize=(9.0, 2.6))
+        ax = figure.add_subplot()
+    else:
+        figure = ax.get_figure()
+    scale = 1e6 / clock_hz if clock_hz else 1.0
+    lanes = list(ENGINES.values())
+    for span in spans:
+        y = len(lanes) - 1 - lanes.index(span.engine)
+        width = (span.end - span.start) * scale
+        ax.barh(
+            y,
+            width,
+            left=span.start * scale,
+            height=0.6,
+            color=BUFFER_COLORS[span.tile % buffers % len(BUFFER_COLORS)],
+            edgecolor="black",
+            linewidth=0.6,
+        )
+        ax.text(
+            span.start * scale + width / 2, y, str(span.tile), ha="center", va="center", fontsize=8
+        )
+    ax.set_yticks(range(len(lanes)), [f"{e} ({s})" for s, e in ENGINES.items()][::-1])
+    ax.set_xlabel("model time (µs)" if clock_hz else "model cycles")
+    ax.grid(axis="y", visible=False)
+    handles = [Patch(color=BUFFER_COLORS[b], label=f"buffer {b}") for b in range(min(buffers, 4))]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.set_title(title)
+    return figure

@@ -1,0 +1,190 @@
+"""Reading the CPU twin's trace: the calls of each core and tile, and the instructions they run.
+
+``mishgrad.kernel.twin.run_kernel(..., trace=True)`` returns one
+:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call: the core, its program order
+(``sequence``), the call's name (``op``), element ``count``, ``bytes``, UB byte offsets
+(``dst``, ``src0``, ``src1``, -1 where not applicable) and, for copies, the byte offset into
+the host tensor (``gm_offset``). This module splits those records by core and tile, labels each
+call with the pipeline stage it belongs to (:func:`stages`) and counts the vector instructions
+of a tile (:func:`instruction_counts`). What is built on it lives beside it: global-memory
+traffic (:mod:`~mishgrad.kernel.gm_traffic`), the UB map (:mod:`~mishgrad.kernel.ub_layout`)
+and the pipeline model (:mod:`~mishgrad.kernel.pipeline`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from .source import read_method
+
+#: Queue bookkeeping calls: they move no data and take no vector time.
+QUEUE_OPS: Final = frozenset({"AllocTensor", "EnQue", "DeQue", "FreeTensor"})
+#: Copies between global memory and UB (MTE2 inward, MTE3 outward).
+COPY_OPS: Final = frozenset({"DataCopy", "DataCopyPad"})
+#: Calls made once, before the first tile.
+SETUP_OPS: Final = frozenset({"InitBuffer"})
+
+#: Pipeline stages in program order, and the engine that runs each on the NPU.
+STAGES: Final = ("CopyIn", "Compute", "CopyOut")
+ENGINES: Final = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
+
+
+# --------------------------------------------------------------------------------------
+# Events
+# --------------------------------------------------------------------------------------
+
+
+def op_names(events: np.ndarray) -> np.ndarray:
+    """The ``op`` field of trace records as an array of Python strings."""
+    return np.array([op.decode() for op in events["op"]], dtype=object)
+
+
+def is_vector(op: str) -> bool:
+    """True for a vector instruction: any call that is not setup, queue bookkeeping or a copy."""
+    return op not in QUEUE_OPS | COPY_OPS | SETUP_OPS
+
+
+def core_events(trace: np.ndarray, core: int = 0) -> np.ndarray:
+    """The records of one core, in program order.
+
+    Raises
+    ------
+    ValueError
+        If the trace holds no record of ``core`` (was the kernel run with ``trace=True``?).
+
+    """
+    events = trace[trace["core"] == core]
+    if events.size == 0:
+        raise ValueError(f"the trace has no record of core {core} (run with trace=True?)")
+    return events[np.argsort(events["sequence"], kind="stable")]
+
+
+def is_copy_out(op: str, dst: int) -> bool:
+    """True for a copy from UB to global memory (its destination is not a UB offset)."""
+    return op in COPY_OPS and dst < 0
+
+
+def tile_indices(events: np.ndarray) -> np.ndarray:
+    """Tile number of each record of one core (:func:`core_events`); -1 for setup calls.
+
+    A tile ends with its copy-out (a copy whose destination is global memory) and the
+    ``FreeTensor`` that returns the output buffer right after it.
+    """
+    ops = op_names(events)
+    tiles = np.empty(len(events), dtype=np.int64)
+    tile = 0
+    previous_was_copy_out = False
+    for i, (op, dst) in enumerate(zip(ops, events["dst"], strict=True)):
+        if op in SETUP_OPS:
+            tiles[i] = -1
+            continue
+        if previous_was_copy_out and op == "FreeTensor":
+            tiles[i] = tile - 1
+            previous_was_copy_out = False
+            continue
+        tiles[i] = tile
+        previous_was_copy_out = is_copy_out(op, int(dst))
+        if previous_was_copy_out:
+            tile += 1
+    return tiles
+
+
+def stages(events: np.ndarray) -> np.ndarray:
+    """Pipeline stage of each record of one core: setup, CopyIn, Compute or CopyOut.
+
+    Within a tile, calls before the first ``DeQue`` are CopyIn; the ``DeQue`` that
+    precedes the copy-out, the copy-out and the ``FreeTensor`` after it are CopyOut;
+    everything between is Compute.
+    """
+    ops = op_names(events)
+    tiles = tile_indices(events)
+    labels = np.empty(len(events), dtype=object)
+    for tile in np.unique(tiles):
+        rows = np.flatnonzero(tiles == tile)
+        if tile < 0:
+            labels[rows] = "setup"
+            continue
+        labels[rows] = "Compute"
+        dequeues = [r for r in rows if ops[r] == "DeQue"]
+        first_dequeue = dequeues[0] if dequeues else rows[-1] + 1
+        labels[rows[rows < first_dequeue]] = "CopyIn"
+        outs = [r for r in rows if is_copy_out(ops[r], int(events["dst"][r]))]
+        if outs:
+            out = outs[-1]
+            start = out - 1 if out - 1 in rows and ops[out - 1] == "DeQue" else out
+            labels[rows[rows >= start]] = "CopyOut"
+    return labels
+
+
+def tile_events(trace: np.ndarray, core: int = 0, tile: int = 0) -> np.ndarray:
+    """The records of one tile of one core, in program order."""
+    events = core_events(trace, core)
+    chosen = events[tile_indices(events) == tile]
+    if chosen.size == 0:
+        raise ValueError(f"core {core} has no tile {tile}")
+    return chosen
+
+
+def tile_count(trace: np.ndarray, core: int = 0) -> int:
+    """Tiles the core processed."""
+    return int(tile_indices(core_events(trace, core)).max()) + 1
+
+
+# --------------------------------------------------------------------------------------
+# Instruction counts
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstructionCounts:
+    """Vector instructions of one tile.
+
+    Attributes
+    ----------
+    by_op
+        ``{op: instructions}`` in order of first use.
+
+    """
+
+    by_op: Mapping[str, int]
+
+    @property
+    def total(self) -> int:
+        """All vector instructions."""
+        return sum(self.by_op.values())
+
+    @property
+    def exp(self) -> int:
+        """``Exp`` instructions: exponentials per element."""
+        return self.by_op.get("Exp", 0)
+
+    @property
+    def div(self) -> int:
+        """``Div`` instructions: divisions per element."""
+        return self.by_op.get("Div", 0)
+
+
+def instruction_counts(trace: np.ndarray, core: int = 0, tile: int = 0) -> InstructionCounts:
+    """Count the vector instructions of one tile (each processes the whole tile)."""
+    ops = [op for op in op_names(tile_events(trace, core, tile)) if is_vector(op)]
+    return InstructionCounts(dict(Counter(ops)))
+
+
+def method_instructions(path: str | Path, name: str) -> int:
+    """Vector instructions written in one method of a kernel source (each call once).
+
+    The trace counts what ran; this counts where it is written, to split a tile's total
+    by method (for example the kernel's ``RootWindow``). Calls of the file's own methods
+    are not instructions and are not counted.
+    """
+    own = set(re.findall(r"inline \w+ (\w+)\(", Path(path).read_text()))
+    body = read_method(path, name, with_comment=False).splitlines()[1:]
+    calls = [re.match(r"\s*([A-Z]\w*)\(", line) for line in body]
+    return sum(1 for c in calls if c and is_vector(c.group(1)) and c.group(1) not in own)

@@ -1,0 +1,147 @@
+"""The operator's ops-nn-format unit tests (``kernel/tests/ut``), built and run on the twin.
+
+``make ut`` and notebook 11 come here. Three gtest programs, as ops-nn organizes them:
+
+``op_host``
+    ``test_mish_grad_tiling.cpp`` and ``test_mish_grad_infershape.cpp`` with
+    ``op_host/mish_grad_tiling.cpp`` and ``mish_grad_infershape.cpp``, compiled with ops-nn's
+    tiling include directories (:mod:`mishgrad.kernel.opsnn`) against the twin's registry, contexts
+    and context fakers (``kernel/twin/include``).
+``op_kernel`` (one program per dtype)
+    ``test_mish_grad.cpp``: the kernel with golden data from ``mish_grad_data/gen_data.py``,
+    run on the twin's virtual cores through its stand-in for tikicpulib, the output judged by
+    ``mish_grad_data/compare_data.py`` (CANN's precision standard).
+
+gtest comes from Debian's ``libgtest-dev`` (``make gtest`` installs it). Programs are built
+into ``build/ut`` and rebuilt when a source changes.
+
+Run as ``python -m mishgrad.kernel.ut``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from . import opsnn, source, twin_build
+
+BUILD_DIR: Final = source.KERNEL_DIR.parent / "build" / "ut"
+FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
+GTEST: Final = ["-lgtest", "-lgtest_main"]
+KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
+
+
+@dataclass(frozen=True)
+class Program:
+    """One gtest program: its sources and flags."""
+
+    name: str
+    sources: tuple[Path, ...]
+    flags: tuple[str, ...]
+
+
+def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
+    """The host UT program and one kernel UT program per dtype."""
+    include = kernel / "twin" / "include"
+    stand_ins = (f"-I{include}", f"-I{include / 'ut'}")  # CANN's headers and UT framework
+    ut = kernel / "tests" / "ut"
+    host = Program(
+        "op_host",
+        (
+            kernel / "op_host" / "mish_grad_tiling.cpp",
+            kernel / "op_host" / "mish_grad_infershape.cpp",
+            *sorted((ut / "op_host").glob("test_*.cpp")),
+        ),
+        (*stand_ins, *opsnn.include_flags("tiling", kernel)),
+    )
+    kernels = [
+        Program(
+            f"op_kernel_{name}",
+            (
+                ut / "op_kernel" / "test_mish_grad.cpp",
+                *(kernel / "twin" / "src" / f for f in twin_build.RUNTIME_SOURCES),
+            ),
+            (*stand_ins, f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
+        )
+        for name, ctype in KERNEL_DTYPES.items()
+    ]
+    return [host, *kernels]
+
+
+def _dependencies(kernel: Path) -> list[Path]:
+    folders = ("op_host", "op_kernel", "common", "twin", "tests")
+    return [p for f in folders for p in (kernel / f).rglob("*") if p.suffix in {".h", ".cpp"}]
+
+
+def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR) -> Path:
+    """Compile ``program`` into ``folder`` unless it is newer than every source of ``kernel``.
+
+    Raises
+    ------
+    mishgrad.kernel.twin_build.TwinBuildError
+        If the compiler or gtest is missing, or the sources do not compile.
+
+    """
+    binary = folder / program.name
+    newest = max(p.stat().st_mtime for p in _dependencies(kernel))
+    if binary.exists() and binary.stat().st_mtime > newest:
+        return binary
+    folder.mkdir(parents=True, exist_ok=True)
+    compiler = os.environ.get("CXX", "g++")
+    command = [compiler, *FLAGS, *program.flags, *map(str, program.sources), *GTEST]
+    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as partial:
+        pass
+    result = subprocess.run(
+        [*command, "-o", partial.name], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        Path(partial.name).unlink(missing_ok=True)  # the compiler may have removed it
+        hint = " (gtest missing? `make gtest`)" if "gtest" in result.stderr else ""
+        raise twin_build.TwinBuildError(f"building {program.name}{hint}:\n{result.stderr.strip()}")
+    os.replace(partial.name, binary)
+    return binary
+
+
+def run(
+    program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR
+) -> subprocess.CompletedProcess[str]:
+    """Build (see :func:`build`) and run one program in a fresh folder with ``mish_grad_data``.
+
+    ``python3`` in the tests' ``system()`` calls is found first in this interpreter's folder
+    (the virtual environment's ``bin``), which has mishgrad.
+    """
+    binary = build(program, kernel, folder)
+    data = kernel / "tests" / "ut" / "op_kernel" / "mish_grad_data"
+    with tempfile.TemporaryDirectory(prefix="mishgrad-ut-") as workdir:
+        shutil.copytree(data, Path(workdir) / "mish_grad_data")
+        path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+        return subprocess.run(
+            [str(binary)],
+            cwd=workdir,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+
+def main() -> int:
+    """Run every program (``make ut``); print their output; fail if any failed."""
+    failed = 0
+    for program in programs():
+        result = run(program)
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
+        failed += result.returncode != 0
+    print(f"ut: {len(programs()) - failed} of {len(programs())} programs passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,362 @@
+"""Mish, its gradient, and every formula for the gradient that the project compares.
+
+Conventions (notebook 01). With ``t = tanh(softplus(x))`` and ``s = sigmoid(x)``::
+
+    mish(x)  = x * t
+    d(x)     = dmish/dx = t + x * s * (1 - t**2)
+    out      = grad * d(x)
+
+Every formula here computes in **float32 arithmetic**, as the vector unit does: a
+float16 or bfloat16 input is widened to float32 (exactly), the formula runs in float32,
+and the result is rounded **once** back to the tensor dtype, ties to even. The functions
+take and return NumPy arrays of dtype float32, float16 or ``ml_dtypes.bfloat16``.
+
+The formulas:
+
+``dmish_b1``
+    The formula of ops-nn v1's README with ``tanhx`` supplied: ``t + x e^x (1 - t^2) / (1 + e^x)``.
+``dmish_b2_naive``
+    The README's formula without ``tanhx``: ``y1 = 1/((1+e^x)^2+1)``,
+    ``d = 4 x e^x (e^x+1) y1^2 - 2 y1 + 1``.
+``dmish_sign_split``
+    What ops-nn v1's kernel computes: both halves (``e^-x, e^-2x`` for x > 0 and
+    ``e^x, e^2x`` for x <= 0) evaluated everywhere and merged by sign masks.
+``dmish_v2``
+    MishGradV2's form: ``t = tanh(relu(x) + log(1 + e^-|x|))``,
+    ``d = t + x (1 - t^2) / (1 + e^-x)``.
+``dmish_ours``
+    The kernel's form: one exponential, d as one rational function of numbers in
+    [0, 1] (two divisions, no overflow for any finite x), and a Taylor polynomial around
+    the root of d. It runs under each numerics model of the twin's ``Exp`` and ``Div``
+    (:mod:`mishgrad.math.vector_math`), operation for operation as the kernel does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+import mpmath
+import numpy as np
+import numpy.typing as npt
+
+from . import vector_math
+from .dtypes import as_dtype, float32
+
+#: The largest finite float32. Clamping x to +-FLT_MAX in the product term turns
+#: ``inf * 0`` (NaN) into ``FLT_MAX * 0 = 0`` so that d(+inf) = 1 and d(-inf) = 0.
+FLT_MAX: Final = np.finfo(np.float32).max
+
+
+def _widen(x: npt.ArrayLike) -> tuple[np.ndarray, np.dtype]:
+    """Return ``x`` as float32 (exact for the 16-bit types) and its own dtype."""
+    x = np.asarray(x)
+    dtype = as_dtype(x.dtype)
+    return x.astype(float32), dtype
+
+
+def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
+
+    Keyword arguments (the numerics model) pass through unchanged. Overflow, underflow and
+    invalid operations are the subject of this project, so NumPy's floating-point warnings
+    are silenced inside formulas: the results show them.
+    """
+
+    def wrapper(x: npt.ArrayLike, *tensors: npt.ArrayLike, **options: str) -> np.ndarray:
+        x32, dtype = _widen(x)
+        widened = [_widen(tensor)[0] for tensor in tensors]
+        with np.errstate(all="ignore"):
+            return np.asarray(body(x32, *widened, **options)).astype(dtype)
+
+    wrapper.__name__ = body.__name__
+    wrapper.__qualname__ = body.__qualname__
+    wrapper.__doc__ = body.__doc__
+    return wrapper
+
+
+@dataclass(frozen=True)
+class RootExpansion:
+    """The root x0 of d and its Taylor coefficients, as the kernel's float32 constants.
+
+    ``x0 = high + low`` (``high`` the float32 nearest x0, ``low`` the float32 nearest the
+    rest), and ``d(x0 + u) = c1 u + c2 u^2 + c3 u^3 + c4 u^4 + ...``; ``c4`` is not used
+    by the kernel, only to bound the polynomial's truncation error (``|c4 / c1| w^3``).
+    """
+
+    high: np.float32
+    low: np.float32
+    c1: np.float32
+    c2: np.float32
+    c3: np.float32
+    c4: float
+
+
+def _d_mp(x: mpmath.mpf) -> mpmath.mpf:
+    t = mpmath.tanh(mpmath.log1p(mpmath.exp(x)))
+    return t + x * (1 - t * t) / (1 + mpmath.exp(-x))
+
+
+@cache
+def root_expansion() -> RootExpansion:
+    """Find the root of d and its Taylor coefficients at 50 digits (mpmath)."""
+    with mpmath.workdps(50):
+        x0 = mpmath.findroot(_d_mp, -1.19)
+        high = np.float32(float(x0))
+        c1, c2, c3, c4 = (
+            float(mpmath.diff(_d_mp, x0, k) / mpmath.factorial(k)) for k in range(1, 5)
+        )
+        low = float(x0 - mpmath.mpf(float(high)))
+        return RootExpansion(high, *np.array([low, c1, c2, c3], dtype=float32), c4)
+
+
+#: 2^-64: the tanhx branch's scaling of its quotient (kernel: ``kTwoToMinus64``).
+TWO_TO_MINUS_64: Final = float32.type(2.0**-64)
+
+#: Half-width, in x, of the window around the root where the kernel uses the polynomial:
+#: where the rational form's relative error (its absolute error of a few 1e-8 over |d|)
+#: and the cubic's truncation error (``|c4 / c1| w^3``) are both below 1e-5.
+ROOT_HALF_WIDTH: Final = np.float32(0.04)
+
+#: Beyond |x| = 2^20 the exponential is 0 and its argument only multiplies zeros: clamping
+#: it there turns x = +-inf into finite products (kernel: ``kArgumentClamp``).
+ARGUMENT_CLAMP: Final = np.float32(2.0**20)
+
+
+def _exponentials(x: np.ndarray, numerics: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's one exponential: ``a = min(-x, x/2)``, ``E = exp(a)``, ``half``.
+
+    ``E`` is ``exp(-x)`` for x > 0 and ``exp(x/2)`` for x <= 0; ``half`` is ``E`` where
+    x <= 0 and 1 elsewhere, so that ``P = exp(min(x, 0)) = half * half``.
+    """
+    a = np.minimum(x * float32.type(-1), x * float32.type(0.5))
+    big_e = vector_math.exp(a, numerics)
+    return a, big_e, np.where(x <= 0, big_e, float32.type(1))
+
+
+def _rational_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
+    """The kernel's pieces of d (``MishGradKernel::Derivative``), operation for operation.
+
+    With ``P = exp(min(x, 0))``, ``Q = exp(-max(x, 0))`` and ``e = P Q = exp(-|x|)``::
+
+        sigma = 1 + e    n = sigma + Q    m = (Q + e) e    D = n + m
+        t = P n / D      1 - t = 2 Q^2 / D      x s = x P / sigma
+
+    Every quantity is a rational function of numbers in [0, 1], D lies in [1, 5], and
+    ``d = P (n + 4 x sigma Q^2 / D) / D``: two divisions, no cancellation except at the
+    root of d. ``P`` enters as two factors ``half = exp(x/2)``, so d stays normal where
+    the true d is even when the exponential's subnormal results are flushed to zero.
+    """
+    a, big_e, half = _exponentials(x, numerics)
+    a = np.maximum(a, -ARGUMENT_CLAMP)
+    positive = x > 0
+    q = np.where(positive, big_e, float32.type(1))
+    e = big_e * half
+    sigma = e + float32.type(1)
+    n = sigma + q
+    m = (q + e) * e
+    denominator = n + m
+    term = np.where(positive, m, float32.type(-4)) * sigma * a
+    term = vector_math.div(term, denominator, numerics) * float32.type(-2)
+    quotient = vector_math.div((term + n) * half, denominator, numerics)
+    return {"e": e, "half": half, "n": n, "m": m, "D": denominator, "d": quotient * half}
+
+
+def _root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
+
+    ``u = (x - high) - low``; the first subtraction is exact (Sterbenz) near the root.
+    """
+    root = root_expansion()
+    u = (x - root.high) - root.low
+    polynomial = ((u * root.c3 + root.c2) * u + root.c1) * u
+    return np.where(np.abs(u) < ROOT_HALF_WIDTH, polynomial, d)
+
+
+@_float32_formula
+def softplus(x: np.ndarray) -> np.ndarray:
+    """``log(1 + e^x)`` as ``relu(x) + log1p(e^-|x|)``: no overflow, no loss for x << 0."""
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+@_float32_formula
+def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
+    """``t = tanh(softplus(x)) = P n / D``, the value the forward pass may save as ``tanhx``."""
+    parts = _rational_parts(x, numerics)
+    return vector_math.div(parts["n"] * parts["half"], parts["D"], numerics) * parts["half"]
+
+
+@_float32_formula
+def mish(x: np.ndarray) -> np.ndarray:
+    """The Mish activation ``x * tanh(softplus(x))``."""
+    return x * tanh_softplus(x)
+
+
+@_float32_formula
+def dmish_b1(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
+    """v1 README's formula with ``tanhx`` given, as v1's kernel computes it.
+
+    ``d = t - x e^x (t^2 - 1) / (1 + e^x)``. For x above ~88.7 (float32) ``e^x`` is
+    inf while ``t^2 - 1`` is exactly 0, and ``inf * 0`` gives NaN.
+    """
+    ex = np.exp(x)
+    return tanhx - (x * ex) * (tanhx * tanhx - 1) * (1 / (ex + 1))
+
+
+@_float32_formula
+def dmish_b2_naive(x: np.ndarray) -> np.ndarray:
+    """v1 README's formula without ``tanhx``, exactly as documented, through ``y1``.
+
+    ``y1 = 1 / ((1 + e^x)^2 + 1)``, ``d = 4 x e^x (e^x + 1) y1^2 - 2 y1 + 1``.
+    """
+    ex = np.exp(x)
+    one_plus = 1 + ex
+    y1 = 1 / (one_plus * one_plus + 1)
+    return 4 * x * ex * one_plus * (y1 * y1) - 2 * y1 + 1
+
+
+@_float32_formula
+def dmish_sign_split(x: np.ndarray) -> np.ndarray:
+    """ops-nn v1's kernel: both sign halves everywhere, merged by masks.
+
+    x > 0 half (``u = e^-x``, ``v = e^-2x``)::
+
+        t = (1 + 2u) / (1 + 2u + 2v),  d = t + x / (1 + u) * (1 - t*t)
+
+    x <= 0 half (``w = e^x``, ``w2 = e^2x``)::
+
+        n = 2w + w2,  t = n / (n + 2),  d = t + (x w) / (w + 1) * (1 - t*t)
+
+    Four exponentials and four divisions per element. Where neither mask is set (x is
+    NaN) the kernel returns x itself, which propagates NaN. ``1 - t*t`` cancels for
+    large x, where t rounds towards 1: that is where this form drifts.
+    """
+    u, v = np.exp(-x), np.exp(-2 * x)
+    t_pos = (1 + 2 * u) / (2 * u + 2 * v + 1)
+    d_pos = t_pos + (x / (u + 1)) * (1 - t_pos * t_pos)
+    w, w2 = np.exp(x), np.exp(2 * x)
+    n = 2 * w + w2
+    t_neg = n / (n + 2)
+    d_neg = t_neg + ((x * w) / (w + 1)) * (1 - t_neg * t_neg)
+    merged = np.where(x > 0, d_pos, np.float32(0)) + np.where(x <= 0, d_neg, np.float32(0))
+    return np.where((x > 0) | (x <= 0), merged, x)
+
+
+@_float32_formula
+def dmish_v2(x: np.ndarray) -> np.ndarray:
+    """MishGradV2: ``t = tanh(relu(x) + log(1 + e^-|x|))``, ``d = t + x (1 - t^2)/(1 + e^-x)``.
+
+    ``log(1 + e)`` is evaluated literally: once ``e^-|x|`` is below half an ULP of 1
+    (x < -16.6 in float32) softplus becomes exactly 0 for negative x and t = 0.
+    """
+    t = np.tanh(np.maximum(x, 0) + np.log(1 + np.exp(-np.abs(x))))
+    return t + x * (1 - t * t) / (1 + np.exp(-x))
+
+
+def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """The kernel's rational form alone (:func:`_rational_parts`), without the root window.
+
+    The comparison that shows why the window exists: near the root of d its error is
+    absolute, not relative, and fails CANN's MARE.
+    """
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _rational_parts(x32, numerics)["d"].astype(dtype)
+
+
+def _ours_in_float32(x32: np.ndarray, numerics: str) -> np.ndarray:
+    """The kernel's d in float32: the rational form, the root window over it."""
+    return _root_window(x32, _rational_parts(x32, numerics)["d"])
+
+
+def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+    """Our form, as the kernel computes it, for every dtype.
+
+    :func:`dmish_rational`, and the Taylor polynomial around the root of d
+    (:func:`_root_window`). One exponential, two divisions; the limits d(+inf) = 1 and
+    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
+    (one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
+    """
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _ours_in_float32(x32, numerics).astype(dtype)
+
+
+@_float32_formula
+def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.ndarray:
+    """Our tanhx branch: ``d = t + x s (1 - t)(1 + t)`` with the supplied ``t``.
+
+    ``x s = (max(x, 0) + min(x, 0) e) / (1 + e)`` from ``h = exp(-|x|/2)``, ``e = h h``;
+    ``min(x, 0) e`` is formed as ``(min(x, 0) h) h`` so that it stays normal where the
+    true product is, and the quotient is scaled so that Div never flushes it. The result is
+    finite for every finite x and any ``t`` in [0, 1]; it cannot be more accurate than the
+    rounding of ``t`` allows (near the root of d especially).
+    """
+    h = vector_math.exp(np.abs(x) * float32.type(-0.5), numerics)
+    negative_part = np.maximum(np.minimum(x, 0), -FLT_MAX) * h * h
+    # The kernel scales the quotient by 2^64 and 1 - t by 2^-64 so that a subnormal x s is
+    # not flushed by Div (exact scalings by powers of two, also in NumPy).
+    positive_part = np.minimum(np.maximum(x, 0), FLT_MAX * TWO_TO_MINUS_64)
+    denominator = h * h * TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    x_s = vector_math.div(negative_part + positive_part, denominator, numerics)
+    one_minus_t = tanhx * -TWO_TO_MINUS_64 + TWO_TO_MINUS_64
+    return x_s * one_minus_t * (tanhx + 1) + tanhx
+
+
+#: The no-tanhx formulas, by the names used in tables and plots.
+FORMULAS: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
+    "B2 naive (y1)": dmish_b2_naive,
+    "B2 sign split (v1)": dmish_sign_split,
+    "V2": dmish_v2,
+    "ours": dmish_ours,
+}
+
+
+def mish_backward(
+    grad: npt.ArrayLike,
+    x: npt.ArrayLike,
+    tanhx: npt.ArrayLike | None = None,
+    numerics: str = "ieee",
+) -> np.ndarray:
+    """MishGrad: ``grad * dmish/dx(x)`` in the tensor dtype.
+
+    Parameters
+    ----------
+    grad, x
+        Arrays of one dtype (float32, float16 or bfloat16) whose shapes broadcast.
+    tanhx
+        Optional ``tanh(softplus(x))`` saved by the forward pass, same dtype. With it
+        the gradient uses :func:`dmish_tanhx`, otherwise :func:`dmish_ours`.
+    numerics
+        How ``Exp`` and ``Div`` round: one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``grad * d`` computed in float32 and rounded once to the dtype of ``x``.
+
+    Raises
+    ------
+    ValueError
+        If the dtypes differ or are not supported, or the shapes do not broadcast.
+
+    """
+    grad, x = np.asarray(grad), np.asarray(x)
+    tensors = {"grad": grad} if tanhx is None else {"grad": grad, "tanhx": np.asarray(tanhx)}
+    for name, tensor in tensors.items():
+        if tensor.dtype != x.dtype:
+            raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")
+    x32, dtype = _widen(x)
+    if tanhx is None:
+        with np.errstate(all="ignore"):
+            derivative = _ours_in_float32(x32, numerics)
+    else:
+        derivative = dmish_tanhx(x32, _widen(tanhx)[0], numerics=numerics)
+    try:
+        shape = np.broadcast_shapes(grad.shape, x.shape)
+    except ValueError as error:
+        raise ValueError(f"grad {grad.shape} and x {x.shape} do not broadcast") from error
+    product = np.broadcast_to(grad.astype(float32), shape) * derivative
+    return product.astype(dtype)
