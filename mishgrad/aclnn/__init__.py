@@ -22,7 +22,7 @@ says what was loaded, :attr:`Backend.served_by` which file's ``aclnnMishBackward
 Status codes become :class:`AclError` (code, name and the library's message); every
 call is also available raw, returning its status, through :attr:`Session.lib`.
 
-Read it in this order (about 700 lines in all):
+Read it in this order, one short module at a time:
 
 - :mod:`~mishgrad.aclnn.status`: the status codes and :class:`AclError`;
 - :mod:`~mishgrad.aclnn.binding`: every C function's signature, bound with ctypes;
