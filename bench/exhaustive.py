@@ -15,8 +15,9 @@ import sys
 
 from mishgrad.book import exhaustive_report
 from mishgrad.evaluation import exhaustive_run
-from mishgrad.evaluation.exhaustive_run import REPOSITORY, SUMMARIES, Plan
+from mishgrad.evaluation.exhaustive_run import SUMMARIES, Plan
 from mishgrad.kernel import twin
+from mishgrad.kernel.source import REPOSITORY
 
 
 def arguments() -> argparse.Namespace:

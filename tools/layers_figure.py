@@ -11,7 +11,6 @@ Run ``python tools/layers_figure.py`` to rewrite ``docs/_static/architecture.svg
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -37,6 +36,14 @@ def layers() -> list[list[str]]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")
     return [[name.strip() for name in row.split("|")] for row in contract["layers"]]
+
+
+def below(name: str) -> list[str]:
+    """The layers ``name`` may import: every layer in a lower row of the contract."""
+    rows = layers()
+    names = [layer for row in rows for layer in row]
+    row = next(row for row in rows if name in row)
+    return names[names.index(row[-1]) + 1 :]
 
 
 def contents(graph: grimp.ImportGraph, name: str) -> list[str]:
@@ -78,25 +85,19 @@ def wrap(words: list[str], width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
-def box(x: int, y: int, w: int, name: str, body: list[str], imports: str) -> tuple[str, int]:
+def box(x: int, y: int, w: int, name: str, body: list[str], imports: list[str]) -> tuple[str, int]:
     """One layer's box: its name, what it holds, what it imports. Returns (SVG, height)."""
     chars = int((w - 20) / 7.3)  # DejaVu Sans Mono: 0.6 em per character, 12 px
-    lines = wrap(body, chars) if body else []
-    import_lines = wrap(imports.split(", "), chars) if imports else []
-    height = 12 + LINE * (1 + len(lines) + len(import_lines)) + 10
-    fill = FILL.get(name, "#f1f3f4")
+    rows = [(f"{PACKAGE}.{name}", ' font-weight="bold" font-size="13"')]
+    rows += [(line, "") for line in wrap(body, chars)]
+    rows += [(line, ' fill="#5f6368"') for line in wrap(imports, chars)]
+    height = 12 + LINE * len(rows) + 10
     parts = [
-        f'<rect x="{x}" y="{y}" width="{w}" height="{height}" rx="6" fill="{fill}" '
-        'stroke="#5f6368" stroke-width="1"/>',
-        f'<text x="{x + 10}" y="{y + 12 + 11}" font-weight="bold" font-size="13">'
-        f"{escape(f'{PACKAGE}.{name}')}</text>",
+        f'<rect x="{x}" y="{y}" width="{w}" height="{height}" rx="6" '
+        f'fill="{FILL.get(name, "#f1f3f4")}" stroke="#5f6368" stroke-width="1"/>'
     ]
-    for i, line in enumerate(lines):
-        text_y = y + 12 + LINE * (i + 1) + 11
-        parts.append(f'<text x="{x + 10}" y="{text_y}">{escape(line)}</text>')
-    for i, line in enumerate(import_lines):
-        text_y = y + 12 + LINE * (len(lines) + 1 + i) + 11
-        parts.append(f'<text x="{x + 10}" y="{text_y}" fill="#5f6368">{escape(line)}</text>')
+    for i, (text, style) in enumerate(rows):
+        parts.append(f'<text x="{x + 10}" y="{y + 23 + LINE * i}"{style}>{escape(text)}</text>')
     return "\n".join(parts), height
 
 
@@ -112,12 +113,9 @@ def draw(graph: grimp.ImportGraph) -> str:
         w = (usable - MARGIN * (len(row) - 1)) // len(row)
         heights = []
         for i, name in enumerate(row):
-            below = names[names.index(row[-1]) + 1 :]
-            used = [f"{t} {counts[name][t]}" for t in below if counts[name][t]]
-            imports = "imports → " + ", ".join(used) if used else ""
-            module = f"{PACKAGE}.{name}"
-            held = contents(graph, name) if graph.find_children(module) else []
-            svg, height = box(left + i * (w + MARGIN), y, w, name, held, imports)
+            used = [f"{t} {counts[name][t]}" for t in below(name) if counts[name][t]]
+            imports = ["imports → " + used[0], *used[1:]] if used else []
+            svg, height = box(left + i * (w + MARGIN), y, w, name, contents(graph, name), imports)
             body.append(svg)
             heights.append(height)
         y += max(heights) + ROW_GAP
@@ -138,17 +136,11 @@ def draw(graph: grimp.ImportGraph) -> str:
     )
 
 
-def main(argv: list[str]) -> int:
-    """Write the figure (``--check``: only say whether the stored one is current)."""
-    figure = draw(grimp.build_graph(PACKAGE, cache_dir=None))  # a cache can hold stale imports
-    if argv == ["--check"]:
-        current = FIGURE.exists() and FIGURE.read_text() == figure
-        print("current" if current else f"stale: run python {Path(__file__).relative_to(ROOT)}")
-        return 0 if current else 1
-    FIGURE.write_text(figure)
-    print(f"wrote {FIGURE.relative_to(ROOT)}")
-    return 0
+def drawn() -> str:
+    """The figure of the package as it is now."""
+    return draw(grimp.build_graph(PACKAGE, cache_dir=None))  # a cache can hold stale imports
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    FIGURE.write_text(drawn())
+    print(f"wrote {FIGURE.relative_to(ROOT)}")

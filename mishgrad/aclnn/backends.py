@@ -22,10 +22,7 @@ def twin_backend(kernel_dir: Path | None = None) -> Backend:
     The library is rebuilt, at a new path, whenever a source changed, so an edit to the
     contract or the kernel is picked up by the next session.
     """
-    spec = (
-        twin_build.kernel_spec() if kernel_dir is None else twin_build.kernel_spec(root=kernel_dir)
-    )
-    return _twin_backend_at(str(twin_build.build(spec)))
+    return _twin_backend_at(str(twin_build.build(twin_build.kernel_spec(root=kernel_dir))))
 
 
 @cache

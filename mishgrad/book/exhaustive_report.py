@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from mishgrad.evaluation import exhaustive
-from mishgrad.evaluation.exhaustive_run import REPOSITORY, Summary
+from mishgrad.evaluation.exhaustive_run import Summary
+from mishgrad.kernel.source import REPOSITORY
 
 from .i18n import translate
 from .report import fmt, table

@@ -35,10 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from mishgrad.kernel.source import REPOSITORY
+
 from . import i18n, output_strings
 from .translation_files import (
     LANGUAGES,
-    REPO,
     TranslationFile,
     cell_entry,
     english_hash,
@@ -47,8 +48,8 @@ from .translation_files import (
     text_entry,
 )
 
-NOTEBOOKS: Final = REPO / "notebooks"
-PACKAGE: Final = REPO / "mishgrad"
+NOTEBOOKS: Final = REPOSITORY / "notebooks"
+PACKAGE: Final = REPOSITORY / "mishgrad"
 #: The translation file of the strings the helper modules show.
 MODULES_FILE: Final = "mishgrad.md"
 LANGUAGE_CELL_ID: Final = "output-language"
@@ -331,7 +332,9 @@ def stale_notebooks(language: str) -> list[Problem]:
             continue  # reported by cell_problems
         if _content(_load(target)) != wanted:
             problems.append(
-                Problem(english.name, "-", f"{target.relative_to(REPO)} is out of date: build")
+                Problem(
+                    english.name, "-", f"{target.relative_to(REPOSITORY)} is out of date: build"
+                )
             )
     return problems
 
@@ -424,7 +427,7 @@ def main(argv: list[str]) -> int:
         chosen = [Path(a).resolve() for a in argv[1:]] or None
         written, skipped = build(language, chosen)
         for path in written:
-            print(f"wrote {path.relative_to(REPO)}")
+            print(f"wrote {path.relative_to(REPOSITORY)}")
         for name, problems in skipped.items():
             print(f"not rebuilt: {name}, {len(problems)} cells to translate (todo {name})")
         return 0

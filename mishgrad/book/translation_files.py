@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-REPO: Final = Path(__file__).resolve().parents[2]
-TRANSLATIONS: Final = REPO / "translations"
+from mishgrad.kernel.source import REPOSITORY
+
+TRANSLATIONS: Final = REPOSITORY / "translations"
 LANGUAGES: Final = ("zh-CN",)
 
 _MARKER: Final = re.compile(

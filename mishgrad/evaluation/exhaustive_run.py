@@ -27,14 +27,13 @@ from typing import Any, Final, TextIO
 import numpy as np
 
 from mishgrad.kernel import twin, twin_build
+from mishgrad.kernel.source import REPOSITORY
 from mishgrad.math.dtypes import float32
 
 from . import exhaustive
 
 #: Number of float32 bit patterns.
 PATTERNS: Final = 1 << 32
-#: The repository's folder (the package is installed editable from it).
-REPOSITORY: Final = Path(__file__).resolve().parents[2]
 #: Where the summaries of runs are kept.
 SUMMARIES: Final = REPOSITORY / "build" / "exhaustive"
 #: Inputs per tile: 16 MiB per float32 array, about a tenth of a second of kernel time.

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Final
 
 from . import tiling, twin
-from .source import KERNEL_DIR
+from .source import KERNEL_DIR, REPOSITORY
 
 #: Where scratch copies live: ``build/`` of the repository (ignored by git).
-SCRATCH_ROOT: Final = KERNEL_DIR.parent / "build" / "scratch"
+SCRATCH_ROOT: Final = REPOSITORY / "build" / "scratch"
 _subfolder = ""
 
 
@@ -38,9 +38,14 @@ def set_subfolder(name: str) -> None:
 
     """
     global _subfolder
-    if name and (Path(name).name != name or name.startswith(".")):
-        raise ValueError(f"name must be a plain folder name, not {name!r}")
+    if name:
+        _check_folder_name(name)
     _subfolder = name
+
+
+def _check_folder_name(name: str) -> None:
+    if not name or Path(name).name != name or name.startswith("."):
+        raise ValueError(f"name must be a plain folder name, not {name!r}")
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,8 @@ class ScratchKernel:
 
     def __str__(self) -> str:
         """The copy's path, relative to the repository when it is inside it (as printed)."""
-        root = KERNEL_DIR.parent
-        return str(self.path.relative_to(root) if self.path.is_relative_to(root) else self.path)
+        inside = self.path.is_relative_to(REPOSITORY)
+        return str(self.path.relative_to(REPOSITORY) if inside else self.path)
 
     def file(self, relative: str) -> Path:
         """A file of the copy, e.g. ``file("common/mish_grad_tiling.h")``.
@@ -122,8 +127,7 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
         If ``name`` is not a plain folder name.
 
     """
-    if not name or Path(name).name != name or name.startswith("."):
-        raise ValueError(f"name must be a plain folder name, not {name!r}")
+    _check_folder_name(name)
     path = Path(root or SCRATCH_ROOT / _subfolder) / name / "kernel"
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)

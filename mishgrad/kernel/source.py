@@ -14,9 +14,10 @@ from typing import Final
 
 from IPython.display import Markdown
 
-#: The repository's ``kernel/`` folder: the operator's sources (the package is installed
-#: editable from the repository, so it is found beside the package).
-KERNEL_DIR: Final = Path(__file__).resolve().parents[2] / "kernel"
+#: The repository the package is installed from (editable, so it is found above the package).
+REPOSITORY: Final = Path(__file__).resolve().parents[2]
+#: The repository's ``kernel/`` folder: the operator's sources.
+KERNEL_DIR: Final = REPOSITORY / "kernel"
 
 _NOT_TYPES: Final = frozenset({"return", "else", "new", "delete", "case", "throw"})
 

@@ -30,7 +30,6 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import tiling
 from .platforms import DEFAULT_PLATFORM, Platform, platform
-from .source import KERNEL_DIR
 from .twin_build import build, kernel_spec
 
 #: aclDataType values of the supported dtypes (CANN runtime, ``acl/acl_base.h``).
@@ -168,7 +167,7 @@ def library(kernel_dir: Path | None = None) -> ctypes.CDLL:
     ``kernel_dir`` is the ``kernel/`` folder to build from: default the repository's, or a
     learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     """
-    return _load(build(kernel_spec(root=kernel_dir or KERNEL_DIR)))
+    return _load(build(kernel_spec(root=kernel_dir)))
 
 
 def native_tiling(

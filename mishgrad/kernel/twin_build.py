@@ -122,15 +122,16 @@ def _digest(compiler: str, recipe: str, stats: tuple[tuple[str, int, int], ...])
     return hasher.hexdigest()[:20]
 
 
-def kernel_spec(flavour: str | None = None, root: Path = KERNEL_DIR) -> BuildSpec:
+def kernel_spec(flavour: str | None = None, root: Path | None = None) -> BuildSpec:
     """The twin library: the AscendC twin, the launcher, and the kernel once per dtype.
 
-    ``root`` is the ``kernel/`` folder to build from (a copy, in tests).
+    ``root`` is the ``kernel/`` folder to build from: default the repository's, or a copy
+    (a learner's scratch copy, or one in a test).
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
     if flavour not in _FLAVOURS:
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
-    root = _sources_root(Path(root))
+    root = _sources_root(Path(root or KERNEL_DIR))
     # The twin's own sources also see the operator's headers; the kernel, an Ascend-side
     # source, sees exactly what ops-nn gives it, so an include that ops-nn cannot resolve
     # fails here too.
