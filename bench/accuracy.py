@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from mishgrad.book import exhaustive_report
 from mishgrad.evaluation import accuracy
 from mishgrad.kernel import twin
 from mishgrad.math import dtypes, errors, numerics, oracle, samples
@@ -56,7 +57,7 @@ def print_table(title: str, rows: dict[str, errors.ErrorSummary]) -> None:
 def print_checks(title: str, results: dict[str, accuracy.ModelResult]) -> bool:
     models = list(results)
     print(f"\n{title}")
-    print(f"  {'criterion':36s} {'target':>10s}  " + "  ".join(f"{m:>22s}" for m in models))
+    print(f"  {'criterion':36s} {'target':>22s}  " + "  ".join(f"{m:>22s}" for m in models))
     criteria = [check.criterion for check in results[models[0]].checks]
     for index, criterion in enumerate(criteria):
         cells = []
@@ -64,12 +65,13 @@ def print_checks(title: str, results: dict[str, accuracy.ModelResult]) -> bool:
             check = results[model].checks[index]
             verdict = "met" if check.met else "MISSED"
             cells.append(f"{check.measured:>14.6g} {verdict:>7s}")
-        target = results[models[0]].checks[index].target
-        print(f"  {criterion:36s} {target:>10s}  " + "  ".join(cells))
+        # one target, or each model's where they differ
+        target = " / ".join(dict.fromkeys(results[m].checks[index].target for m in models))
+        print(f"  {criterion:36s} {target:>22s}  " + "  ".join(cells))
     cann = "  ".join(
         f"{r.cann.mere:>9.2e}/{r.cann.mare:>8.2e} {r.cann.verdict:>3s}" for r in results.values()
     )
-    print(f"  {'CANN MERE/MARE (reported)':36s} {'< T, 10T':>10s}  {cann}")
+    print(f"  {'CANN MERE/MARE (reported)':36s} {'< T, 10T':>22s}  {cann}")
     return all(result.met for result in results.values())
 
 
@@ -121,6 +123,21 @@ def print_tanhx(results: dict[str, accuracy.TanhxResult]) -> None:
         print(f"  {label:36s} {cells}")
 
 
+def within_one_ulp() -> None:
+    """The share within 1 ULP, uniform[-20, 20] and every float32, beside PyTorch's formula."""
+    uniform = accuracy.within_1ulp_uniform()
+    stored = exhaustive_report.load()
+    entries = {f"kernel, {m}": e for m, e in stored["models"].items()}
+    entries[accuracy.PYTORCH] = stored.get("references", {}).get("pytorch")
+    print("\nfloat32: % of results within 1 ULP of the correctly rounded d")
+    print(f"  {'d computed by':30s} {'uniform[-20, 20]':>17s} {'every float32 (finite)':>23s}")
+    for name, share in uniform.items():
+        entry = entries.get(name)
+        every = f"{exhaustive_report.finite_within_1ulp_pct(entry):.4f}" if entry else "not run"
+        print(f"  {name:30s} {share:17.4f} {every:>23s}")
+    print(f"  (every float32: {exhaustive_report.RESULTS.name}.json, written by `make exhaustive`)")
+
+
 def special_values() -> bool:
     x = np.array([np.nan, np.inf, -np.inf], dtype=np.float32)
     met = True
@@ -136,6 +153,7 @@ def special_values() -> bool:
 
 def main() -> int:
     met = [sixteen_bit("float16"), sixteen_bit("bfloat16"), float32(), special_values()]
+    within_one_ulp()
     print("\nall targets met" if all(met) else "\nSOME TARGETS MISSED")
     return 0 if all(met) else 1
 

@@ -228,8 +228,12 @@ def check_result_layout(results: dict, models: list[str]) -> None:
     table = exhaustive_report.markdown(results)
     for criterion in criteria:
         assert sum(line.startswith(f"| {criterion} ") for line in table.splitlines()) == 1
+    references = list(results.get("references", {}))
     for name in exhaustive.REGIONS:
-        assert sum(line.startswith(f"| {name} |") for line in table.splitlines()) == len(models)
+        rows = sum(line.startswith(f"| {name} |") for line in table.splitlines())
+        assert rows == len(models) + len(references)
+    shares = [line for line in table.splitlines() if line.startswith(("| kernel, ", "| pytorch |"))]
+    assert len(shares) == len(models) + len(references)  # the within-1-ULP table
 
 
 @pytest.fixture(scope="module")
@@ -237,11 +241,20 @@ def stride_results(tmp_path_factory) -> dict:
     """Every 256th bit pattern (2**24 inputs, all specials among them) under every model."""
     folder = tmp_path_factory.mktemp("exhaustive")
     plan = Plan(stride=256)
-    models = {
-        model: exhaustive_report.result(exhaustive_run.sweep(model, plan, folder / f"{model}.json"))
-        for model in twin.NUMERICS_MODELS
+    models, references = (
+        {
+            model: exhaustive_report.result(
+                exhaustive_run.sweep(model, plan, folder / f"{model}.json")
+            )
+            for model in names
+        }
+        for names in (twin.NUMERICS_MODELS, exhaustive_run.REFERENCES)
+    )
+    results = {
+        "plan": {"stride": plan.stride, "inputs": plan.inputs},
+        "models": models,
+        "references": references,
     }
-    results = {"plan": {"stride": plan.stride, "inputs": plan.inputs}, "models": models}
     exhaustive_report.write(results, folder / "results")
     return results
 
@@ -259,9 +272,18 @@ def test_every_256th_input_meets_the_targets(stride_results, model):
     assert not missed, missed
 
 
+def test_the_reference_is_pytorchs_formula_not_the_kernel(stride_results):
+    pytorch = exhaustive.combined(stride_results["references"]["pytorch"]["regions"])
+    assert pytorch["count"] == 1 << 24
+    assert pytorch["spurious_nonfinite"] >= 2  # NaN at +-inf (inf * 0), where the kernel is exact
+    assert pytorch["wrong_sign"] > 0  # far left, where its e^x is flushed (notebook 03)
+
+
 def test_the_stored_table_covers_every_input_under_every_model():
     results = exhaustive_report.load()
     check_result_layout(results, list(twin.NUMERICS_MODELS))
+    pytorch = exhaustive.combined(results["references"]["pytorch"]["regions"])
+    assert pytorch["count"] == 1 << 32
     assert results["plan"] == {"stride": 1, "inputs": 1 << 32}
     assert math.isclose(
         sum(exhaustive.combined(e["regions"])["count"] for e in results["models"].values()),

@@ -1,5 +1,6 @@
 """Every formula of mishgrad.math.numerics against the oracle, and the claims the notebooks make."""
 
+import dataclasses
 import re
 
 import mpmath
@@ -207,3 +208,40 @@ def test_formulas_registry_names_every_no_tanhx_formula():
         numerics.dmish_v2,
         numerics.dmish_ours,
     }
+
+
+@pytest.fixture(scope="module")
+def bulk():
+    """The documented sample's uniform[-20, 20] part and its correctly rounded d."""
+    x = samples.float32_sample()["uniform"]
+    return x, oracle.dmish_oracle(x)
+
+
+@pytest.mark.parametrize("model", NUMERICS_MODELS)
+def test_ours_meets_the_bulk_target_ahead_of_pytorch(bulk, model):
+    x, truth = bulk
+    ours = errors.summarize(numerics.dmish_ours(x, model), truth)
+    assert errors.check_float32_uniform(ours, model).met
+    pytorch = errors.summarize(numerics.dmish_pytorch(x), truth).within_1ulp_pct
+    assert ours.within_1ulp_pct > pytorch or model != "ieee"
+
+
+def test_pytorch_formula_is_float32_arithmetic_with_nan_at_the_infinities(bulk):
+    x, truth = bulk
+    d = numerics.dmish_pytorch(x)
+    assert d.dtype == np.float32 and errors.summarize(d, truth).within_1ulp_pct > 80
+    wide = x.astype(np.float64)
+    t = np.tanh(np.log1p(np.exp(wide)))
+    in_float64 = (t + wide / (1 + np.exp(-wide)) * (1 - t * t)).astype(np.float32)
+    assert np.mean(d != in_float64) > 0.05  # each step rounds to float32, as PyTorch's does
+    assert np.isnan(numerics.dmish_pytorch(np.array([np.inf, -np.inf], np.float32))).all()
+
+
+def test_a_missed_bulk_target_is_reported(bulk):
+    _, truth = bulk
+    exact = errors.summarize(truth, truth)
+    assert errors.check_float32_uniform(exact, "hardware").met
+    missed = errors.check_float32_uniform(
+        dataclasses.replace(exact, within_1ulp_pct=81.9), "hardware"
+    )
+    assert not missed.met and missed.target == ">= 82"

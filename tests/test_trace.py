@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from mishgrad.evaluation import roofline
 from mishgrad.kernel import gm_traffic, pipeline, platforms, source, tiling, trace, twin, ub_layout
 from mishgrad.math import numerics
 
@@ -122,15 +123,15 @@ def test_tile_events_rejects_a_missing_tile(run32):
 
 def test_instruction_counts_meet_the_targets(runs):
     ours = trace.instruction_counts(runs["float32", False].trace)
-    window = trace.method_instructions(
-        source.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
-    )
-    assert ours.exp == 1 and ours.div <= 2 and ours.total - window <= 26
+    assert ours.exp == 1 and ours.div == 1
     assert ours.total == sum(ours.by_op.values())
+    # float32 without tanhx stays bandwidth-bound on Atlas A2 at the guide's 1.6 TB/s
+    cost = roofline.cost_from_counts(ours, 4, False)
+    assert roofline.Roofline.for_chip().bound(cost) == "bandwidth"
     for (dtype, has_tanhx), run in runs.items():
         counts = trace.instruction_counts(run.trace)
         assert counts.exp == 1
-        assert counts.div == (1 if has_tanhx else 2)
+        assert counts.div == 1
         assert (counts.by_op.get("Cast", 0) > 0) == (dtype != "float32")
         assert ("Select" in counts.by_op) == (not has_tanhx)
 
@@ -138,7 +139,7 @@ def test_instruction_counts_meet_the_targets(runs):
 def test_method_instructions_add_up_to_the_traced_tile(run32):
     # Derivative's own calls, the two methods it calls, and Compute's product with grad.
     header = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
-    methods = ["Derivative", "Exponentials", "RootWindow"]
+    methods = ["Derivative", "Exponential", "RootWindow"]
     written = sum(trace.method_instructions(header, name) for name in methods)
     assert written + 1 == trace.instruction_counts(run32.trace).total
 
@@ -269,7 +270,7 @@ def test_tile_rows(run32):
     first_copy = next(row for row in rows if row[2] == "DataCopy")
     assert first_copy[5] == "0 grad queue[0]" and first_copy[8] == 0
     exp = next(row for row in rows if row[2] == "Exp")
-    assert exp[5].endswith("temp 1") and exp[6].endswith("temp 0") and exp[7] == "—"
+    assert exp[5].endswith("temp 1") and exp[6].endswith("temp 1") and exp[7] == "—"
     with pytest.raises(ValueError):
         ub_layout.tile_rows(run32.trace, buffers, 0, 99)
 

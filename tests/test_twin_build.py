@@ -60,7 +60,7 @@ def test_editing_a_source_rebuilds_and_the_edit_takes_effect(kernel_copy, cache)
 
 def test_a_compile_error_is_reported_with_the_compiler_message(kernel_copy, cache):
     kernel = kernel_copy / "op_kernel" / "mish_grad.h"
-    kernel.write_text(kernel.read_text().replace("Exp(e, a, count);", "Exp(e, a, count)"))
+    kernel.write_text(kernel.read_text().replace("Exp(e, e, count);", "Exp(e, e, count)"))
     with pytest.raises(
         twin_build.TwinBuildError, match=r"compiling mish_grad.cpp failed:(.|\n)*error"
     ):

@@ -75,11 +75,8 @@ def test_tanhx_branch_matches_the_numpy_model(dtype, cores):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("model", twin.NUMERICS_MODELS)
 def test_16bit_and_float32_derivative_meets_the_targets(dtype, model):
-    x = (
-        dtypes.all_values(dtype)
-        if dtype != "float32"
-        else np.concatenate(list(samples.float32_sample(1 << 18, 1 << 18, 64).values()))
-    )
+    parts = samples.float32_sample(1 << 18, 1 << 18, 64)
+    x = dtypes.all_values(dtype) if dtype != "float32" else np.concatenate(list(parts.values()))
     d = twin.run_kernel(np.ones_like(x), x, numerics=model).out
     truth = oracle.dmish_oracle(x)
     if dtype == "float32":
@@ -87,6 +84,10 @@ def test_16bit_and_float32_derivative_meets_the_targets(dtype, model):
             d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
         )
         checks = errors.check_float32(whole, errors.summarize(d[x >= 0], truth[x >= 0]))
+        uniform = slice(parts["grid"].size, parts["grid"].size + parts["uniform"].size)
+        checks.append(
+            errors.check_float32_uniform(errors.summarize(d[uniform], truth[uniform]), model)
+        )
     else:
         checks = errors.check_16bit(errors.summarize(d, truth))
     assert all(check.met for check in checks), checks

@@ -10,15 +10,17 @@
 // The in/out queues hold two buffers each (double buffering), so on the hardware the copy
 // engines move tile i+1 while the vector unit computes tile i.
 //
-// The formula (notebook 01). With P = exp(min(x, 0)) and Q = exp(-max(x, 0)), so that P Q = e =
-// exp(-|x|) <= 1 and every quantity is a rational function of numbers in [0, 1]:
-//   sigma = 1 + e,   n = sigma + Q,   m = (Q + e) e,   D = n + m        (D in [1, 5])
-//   t = P n / D,   1 - t = 2 Q^2 / D,   x sigmoid(x) = x P / sigma
-//   d = t + x sigmoid(x) (1 - t)(1 + t) = P (n + 4 x sigma Q^2 / D) / D
-// Two divisions, no cancellation except at the root of d (x0 = -1.19243), where a Taylor
-// polynomial in x - x0 takes over (RootWindow). P is applied as two factors of
-// exp(x / 2) at the very end, so d stays normal wherever the true d is, even where the
-// vector unit flushes a subnormal exp(x) to zero (x < -87.3).
+// The formula (notebook 01). With e = exp(-|x|) <= 1, sigma = 1 + e and, on each side of 0,
+//   x > 0:   V = 2 e      D = 1 + sigma V      S = 2 sigma V          L = 1       P = 1
+//   x <= 0:  V = sigma    D = 1 + sigma V      S = V D + D + 2 e      L = 1 + x   P = e
+// the derivative is a leading term and one quotient:
+//   d = P (L - e (S (-|x|) + V D) / D^2)                               (D in [1, 5])
+// P L carries the value; the one division only forms the correction, which is small beside L
+// where most inputs are (below 1.25 e L for x <= -3, below 0.07 for x >= 2), so its rounding
+// barely shows in d (notebook 03 measures what that buys). Near the root of d (x0 = -1.19243), L and the
+// correction cancel, and a Taylor polynomial in x - x0 takes over (RootWindow). Below x = -64
+// the exponential is taken of x / 2 and P applied as two such factors, so d stays normal
+// wherever the true d is, even where the vector unit flushes a subnormal exp(x) to zero.
 // With tanhx supplied, t is read instead: d = t + x sigmoid(x) (1 - t)(1 + t).
 #ifndef MISHGRAD_KERNEL_H
 #define MISHGRAD_KERNEL_H
@@ -41,6 +43,9 @@ constexpr uint32_t kFloatsPerRepeat = 64;     // 256 bytes of float32
 constexpr uint32_t kBytesPerBlock = 32;
 constexpr float kFloatMax = 3.40282347e+38f;  // the largest finite float32
 constexpr int kTemps = 5;                     // float32 temporaries of the no-tanhx branch
+// Below this x the exponential is taken of x / 2 (see Exponential): exp(x) is normal down to
+// x = -87.3, and a correction of size exp(x / 2) < 2^-46 vanishes beside 1 + x.
+constexpr float kFarLimit = -64.0f;
 constexpr float kTwoToMinus64 = 5.42101086e-20f;  // 2^-64, exact
 // Beyond |x| = 2^20, e = 0 and the argument only ever multiplies zero: clamping it there
 // turns x = +-inf into a finite product (0, not inf * 0 = NaN) and changes nothing else.
@@ -109,7 +114,7 @@ public:
             pipe_.InitBuffer(temp_[i], floatBytes);
         }
         if (!hasTanhx_) {
-            pipe_.InitBuffer(positive_, tileLength_ / 8);
+            pipe_.InitBuffer(far_, tileLength_ / 8);
             pipe_.InitBuffer(nonPositive_, tileLength_ / 8);
         }
     }
@@ -207,8 +212,8 @@ private:
         }
     }
 
-    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied). Uses the temps and
-    // the masks; d may not alias x or tanhx.
+    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied). Uses the temps, the
+    // masks and `d` itself as scratch; d may not alias x or tanhx.
     __aicore__ inline void Derivative(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                       const LocalTensor<float>& tanhx, uint32_t count)
     {
@@ -218,49 +223,55 @@ private:
         }
         LocalTensor<float> a = temp_[0].template Get<float>();
         LocalTensor<float> e = temp_[1].template Get<float>();
-        LocalTensor<float> q = temp_[2].template Get<float>();
-        LocalTensor<float> half = temp_[3].template Get<float>();
-        LocalTensor<float> sigma = temp_[4].template Get<float>();
-        LocalTensor<uint8_t> positive = positive_.template Get<uint8_t>();
-        Exponentials(a, e, half, x, count);
+        LocalTensor<float> w = temp_[2].template Get<float>();
+        LocalTensor<float> s = temp_[3].template Get<float>();
+        LocalTensor<float> v = temp_[4].template Get<float>();
+        LocalTensor<uint8_t> far = far_.template Get<uint8_t>();
+        LocalTensor<uint8_t> nonPositive = nonPositive_.template Get<uint8_t>();
+        Exponential(a, e, x, count);
         Maxs(a, a, -kArgumentClamp, count);  // after Exp: keeps NaN there, makes +-inf finite here
-        CompareScalar(positive, x, 0.0f, CMPMODE::GT, count);
-        Select(q, positive, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // Q
-        Mul(e, e, half, count);      // e = exp(-|x|): E * 1 for x > 0, E * E for x <= 0
-        Adds(sigma, e, 1.0f, count);  // sigma = 1 + e
-        Add(d, sigma, q, count);      // n = sigma + Q: 1 + 2e or 2 + e
-        Add(q, q, e, count);
-        Mul(q, q, e, count);          // m = (Q + e) e: 2e^2 or e + e^2
-        Add(e, d, q, count);          // D = n + m, in [1, 5]
-        Select(q, positive, q, -4.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
-        Mul(q, q, sigma, count);
-        Mul(q, q, a, count);
-        Div(q, q, e, count);          // -2 x sigma Q^2 / D, with a = -x or x / 2
-        Muls(q, q, -2.0f, count);
-        Add(q, q, d, count);          // n + 4 x sigma Q^2 / D
-        Mul(q, q, half, count);
-        Div(q, q, e, count);
-        Mul(d, q, half, count);       // d = P (n + 4 x sigma Q^2 / D) / D, P = half^2
-        // Every dtype: rounding d to float16 or bfloat16 does not hide the rational form's
-        // error at the root once grad * d is small (notebook 09).
-        RootWindow(d, x, a, e, positive, count);
+        CompareScalar(nonPositive, x, 0.0f, CMPMODE::LE, count);
+        Adds(w, e, 1.0f, count);      // sigma = 1 + e
+        Add(s, e, e, count);          // 2e
+        Select(v, nonPositive, w, s, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);  // V
+        Mul(w, w, v, count);          // sigma V
+        Adds(d, w, 1.0f, count);      // D = 1 + sigma V: 1 + 2e + 2e^2 or 2 + 2e + e^2
+        Mul(v, v, d, count);          // V D
+        Add(s, d, s, count);
+        Add(s, s, v, count);          // S for x <= 0: V D + D + 2e
+        Add(w, w, w, count);          // S for x > 0: 2 sigma V
+        Select(s, nonPositive, s, w, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+        Mul(s, s, a, count);
+        Add(s, s, v, count);
+        Mul(s, s, e, count);          // e (S a + V D), a = -|x|
+        Mul(d, d, d, count);
+        Div(s, s, d, count);          // the correction, the one division
+        Adds(w, a, 1.0f, count);
+        Select(w, nonPositive, w, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // L
+        Sub(w, w, s, count);
+        Select(v, nonPositive, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // P
+        Mul(d, w, v, count);
+        Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // P's second factor
+        Mul(d, d, v, count);          // d = P (L - correction)
+        // Every dtype: rounding d to float16 or bfloat16 does not hide the cancellation's error
+        // at the root once grad * d is small (notebook 09).
+        RootWindow(d, x, a, e, far, count);
     }
 
-    // The one exponential, of a = min(-x, x / 2): E = exp(-x) for x > 0 and exp(x / 2) for
-    // x <= 0. Leaves a, E in `e`, and in `half` the factor P^(1/2): 1 for x > 0, E for x <= 0.
-    // Halving the argument keeps E normal down to x = -174, so P = half * half is applied as
-    // two factors at the very end and d stays normal wherever the true d is.
-    __aicore__ inline void Exponentials(const LocalTensor<float>& a, const LocalTensor<float>& e,
-                                        const LocalTensor<float>& half, const LocalTensor<float>& x,
-                                        uint32_t count)
+    // The one exponential: a = -|x|, and in `e` exp(-|x|), or exp(-|x| / 2) where x < -64
+    // (marked in `far`): there exp(x) is on its way to subnormal (x < -87.3), which the vector
+    // unit may flush to zero, while exp(x / 2) stays normal down to x = -174. Those lanes apply
+    // P as e * e at the very end; everywhere else e is exact to one rounding of Exp.
+    __aicore__ inline void Exponential(const LocalTensor<float>& a, const LocalTensor<float>& e,
+                                       const LocalTensor<float>& x, uint32_t count)
     {
-        LocalTensor<uint8_t> nonPositive = nonPositive_.template Get<uint8_t>();
-        Muls(a, x, -1.0f, count);
-        Muls(e, x, 0.5f, count);
-        Min(a, a, e, count);
-        Exp(e, a, count);
-        CompareScalar(nonPositive, x, 0.0f, CMPMODE::LE, count);
-        Select(half, nonPositive, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);
+        LocalTensor<uint8_t> far = far_.template Get<uint8_t>();
+        Abs(a, x, count);
+        Muls(a, a, -1.0f, count);
+        CompareScalar(far, x, kFarLimit, CMPMODE::LT, count);
+        Muls(e, a, 0.5f, count);
+        Select(e, far, e, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
+        Exp(e, e, count);
     }
 
     // Near the root x0 of d, every form built on exp(x) keeps an absolute error of a few
@@ -325,7 +336,7 @@ private:
     TBuf<TPosition::VECCALC> resultFloat_;
     TBuf<TPosition::VECCALC> tanhxFloat_;
     TBuf<TPosition::VECCALC> temp_[kTemps];
-    TBuf<TPosition::VECCALC> positive_;
+    TBuf<TPosition::VECCALC> far_;
     TBuf<TPosition::VECCALC> nonPositive_;
     GlobalTensor<T> gradGm_;
     GlobalTensor<T> xGm_;

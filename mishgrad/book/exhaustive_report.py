@@ -29,6 +29,7 @@ _COLUMNS: Final = (
     "inputs",
     "max ULP",
     "% correctly rounded",
+    "% within 1 ULP",
     "MERE",
     "MARE",
     "max rel. error (d normal)",
@@ -40,7 +41,11 @@ _COLUMNS: Final = (
 
 
 def result(summary: Summary) -> dict[str, Any]:
-    """One model's entry of the result file: time, statistics per region, target checks."""
+    """One model's entry of the result file: time, statistics per region, target checks.
+
+    A reference formula's entry (``references`` in the file) has the same fields; its checks
+    are not the kernel's verdict.
+    """
     return {
         "seconds": summary["seconds"],
         "regions": summary["regions"],
@@ -63,6 +68,7 @@ def region_table(regions: dict[str, exhaustive.Stats]) -> str:
             f"{s['count']:,}",
             _number(s["max_ulp"]),
             _number(exhaustive.correctly_rounded_pct(s), 6),
+            _number(exhaustive.within_1ulp_pct(s), 6),
             _number(exhaustive.mere(s)),
             _number(s["mare"]),
             _number(s["max_rel_error"]),
@@ -74,6 +80,21 @@ def region_table(regions: dict[str, exhaustive.Stats]) -> str:
         for name, s in rows.items()
     ]
     return table(cells, _COLUMNS).data
+
+
+def finite_within_1ulp_pct(entry: dict[str, Any]) -> float:
+    """An entry's share of results within 1 ULP over every finite x, in percent."""
+    return exhaustive.within_1ulp_pct(
+        exhaustive.combined(entry["regions"], exhaustive.FINITE_REGIONS)
+    )
+
+
+def within_1ulp_table(results: dict[str, Any]) -> str:
+    """Markdown table: the share within 1 ULP over all finite x, per model and reference."""
+    entries = {f"kernel, {model}": entry for model, entry in results["models"].items()}
+    entries.update(results.get("references", {}))
+    rows = [[name, _number(finite_within_1ulp_pct(e), 6)] for name, e in entries.items()]
+    return table(rows, ["d computed by", "% within 1 ULP, all finite x"]).data
 
 
 def _target_cell(check: dict[str, Any]) -> str:
@@ -97,8 +118,10 @@ def markdown(results: dict[str, Any]) -> str:
             f"({what} float32 bit pattern) against the correctly rounded d."
         ),
         table(targets, ["target", *models]).data,
+        within_1ulp_table(results),
     ]
-    for model, entry in models.items():
+    references = results.get("references", {})
+    for model, entry in {**models, **references}.items():
         parts.append(
             translate(f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)")
         )

@@ -51,6 +51,12 @@ def float32_inputs() -> dict[str, np.ndarray]:
     return parts
 
 
+def _part_mask(parts: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """Where the part ``name`` lies in the concatenation of ``parts``."""
+    labels = np.concatenate([np.full(part.size, key) for key, part in parts.items()])
+    return labels == name
+
+
 @dataclass(frozen=True)
 class ModelResult:
     """One dtype and one numerics model: the error summary, the checks and CANN's verdict."""
@@ -84,6 +90,7 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
     x = np.concatenate(list(parts.values()))
     truth = oracle.dmish_oracle(x)
     positive = x >= 0
+    uniform = _part_mask(parts, "uniform")
     results = {}
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
@@ -93,8 +100,29 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
         tail = errors.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
         checks = errors.check_float32(whole, errors.summarize(d[positive], truth[positive]))
         checks.append(errors.check_float32_subnormal(tail))
+        checks.append(
+            errors.check_float32_uniform(errors.summarize(d[uniform], truth[uniform]), model)
+        )
         results[model] = ModelResult(model, whole, checks, precision.evaluate(d, truth))
     return results
+
+
+#: The formulas the share within 1 ULP is compared across: the kernel under each numerics
+#: model (on the twin) and PyTorch's CPU formula (NumPy).
+PYTORCH: Final = "PyTorch's CPU formula"
+
+
+def within_1ulp_uniform(x: np.ndarray | None = None) -> dict[str, float]:
+    """Share of results within 1 ULP on uniform[-20, 20], kernel per model and PyTorch.
+
+    ``x`` defaults to the documented sample's uniform part (``samples.float32_uniform``).
+    Keys: ``kernel, <model>`` and :data:`PYTORCH`.
+    """
+    x = samples.float32_sample()["uniform"] if x is None else x
+    truth = oracle.dmish_oracle(x)
+    computed = {f"kernel, {model}": kernel_d(x, model) for model in twin.NUMERICS_MODELS}
+    computed[PYTORCH] = numerics.dmish_pytorch(x)
+    return {name: errors.summarize(d, truth).within_1ulp_pct for name, d in computed.items()}
 
 
 def golden_from_tanhx(x: npt.ArrayLike, tanhx: npt.ArrayLike) -> np.ndarray:

@@ -262,6 +262,11 @@ def correctly_rounded_pct(stats: Stats) -> float:
     return 100.0 * stats["correctly_rounded"] / stats["count"] if stats["count"] else math.nan
 
 
+def within_1ulp_pct(stats: Stats) -> float:
+    """Share of inputs within 1 ULP of the correctly rounded result, in percent."""
+    return 100.0 * stats["within_1ulp"] / stats["count"] if stats["count"] else math.nan
+
+
 def targets(regions: dict[str, Stats]) -> list[errors.Check]:
     """The float32 targets of :mod:`mishgrad.math.errors` and CANN's MERE/MARE, on every input."""
     everything, finite = combined(regions), combined(regions, FINITE_REGIONS)

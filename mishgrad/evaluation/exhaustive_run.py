@@ -2,7 +2,8 @@
 
 The 2**32 bit patterns (every ``stride``-th one, for a shorter run) are visited in tiles of
 consecutive patterns: each tile runs through the kernel (grad = 1, no tanhx) under one
-numerics model of the twin and through :func:`mishgrad.evaluation.exhaustive.check`, and its
+numerics model of the twin — or through a reference formula of :data:`REFERENCES`, to compare
+with — and through :func:`mishgrad.evaluation.exhaustive.check`, and its
 statistics are merged into a summary that is written to disk after every tile. Memory
 stays at a few tiles' worth of arrays, and an interrupted run resumes at the first tile
 the summary does not contain. A summary records what it was computed from (the model, the
@@ -28,6 +29,7 @@ import numpy as np
 
 from mishgrad.kernel import twin, twin_build
 from mishgrad.kernel.source import REPOSITORY
+from mishgrad.math import numerics
 from mishgrad.math.dtypes import float32
 
 from . import exhaustive
@@ -40,6 +42,11 @@ SUMMARIES: Final = REPOSITORY / "build" / "exhaustive"
 DEFAULT_TILE: Final = 1 << 22
 #: Version of the summary file's layout (a summary of another layout is not resumed).
 SUMMARY_FORMAT: Final = 1
+
+#: Formulas swept like the kernel, to compare with: PyTorch's CPU formula in NumPy.
+REFERENCES: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
+    "pytorch": numerics.dmish_pytorch
+}
 
 Summary = dict[str, Any]
 
@@ -83,14 +90,25 @@ class Plan:
 
 def identity(model: str, plan: Plan) -> dict[str, Any]:
     """What a summary is computed from; a summary is resumed only if this matches."""
+    computed_by = (
+        f"numpy {np.__version__}" if model in REFERENCES else twin_build.build().parent.name
+    )
     return {
         "format": SUMMARY_FORMAT,
         "model": model,
         "stride": plan.stride,
         "tile": plan.tile,
-        "kernel": twin_build.build().parent.name,
+        "kernel": computed_by,
         "oracle": exhaustive.library_path().parent.name,
     }
+
+
+def _derivative(model: str, grad: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    """d(x) into ``out``: the kernel under the numerics ``model``, or a reference formula."""
+    if model in REFERENCES:
+        out[:] = REFERENCES[model](x)
+    else:
+        twin.run_kernel(grad, x, numerics=model, out=out)
 
 
 def fresh_summary(ident: dict[str, Any]) -> Summary:
@@ -157,7 +175,8 @@ def sweep(
     Parameters
     ----------
     model
-        A numerics model of the twin (:data:`mishgrad.kernel.twin.NUMERICS_MODELS`).
+        A numerics model of the twin (:data:`mishgrad.kernel.twin.NUMERICS_MODELS`), or a
+        reference formula's name (:data:`REFERENCES`).
     plan
         The inputs and tiles.
     path
@@ -181,7 +200,7 @@ def sweep(
     for index in range(summary["tiles_done"], plan.tiles):
         start = time.perf_counter()
         x = plan.x(index, bits)
-        twin.run_kernel(grad[: x.size], x, numerics=model, out=out[: x.size])
+        _derivative(model, grad[: x.size], x, out[: x.size])
         regions = exhaustive.check(x, out[: x.size])
         if (undecided := _undecided(regions)) is not None:
             raise ArithmeticError(f"the oracle could not round d({undecided!r})")

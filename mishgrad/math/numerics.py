@@ -25,10 +25,11 @@ The formulas:
     MishGradV2's form: ``t = tanh(relu(x) + log(1 + e^-|x|))``,
     ``d = t + x (1 - t^2) / (1 + e^-x)``.
 ``dmish_ours``
-    The kernel's form: one exponential, d as one rational function of numbers in
-    [0, 1] (two divisions, no overflow for any finite x), and a Taylor polynomial around
-    the root of d. It runs under each numerics model of the twin's ``Exp`` and ``Div``
-    (:mod:`mishgrad.math.vector_math`), operation for operation as the kernel does.
+    The kernel's form: one exponential of ``-|x|`` (no overflow for any finite x), d as a
+    leading term less one small quotient (one division, by a number in [1, 25]), and a
+    Taylor polynomial around the root of d. It runs under each numerics model of the twin's
+    ``Exp`` and ``Div`` (:mod:`mishgrad.math.vector_math`), operation for operation as the
+    kernel does.
 """
 
 from __future__ import annotations
@@ -125,46 +126,55 @@ ROOT_HALF_WIDTH: Final = np.float32(0.04)
 ARGUMENT_CLAMP: Final = np.float32(2.0**20)
 
 
-def _exponentials(x: np.ndarray, numerics: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's one exponential: ``a = min(-x, x/2)``, ``E = exp(a)``, ``half``.
+#: Below this x the kernel takes the exponential of x / 2 and applies P = exp(x) as two such
+#: factors, so that d stays normal where exp(x) is subnormal (kernel: ``kFarLimit``).
+FAR_LIMIT: Final = float32.type(-64.0)
 
-    ``E`` is ``exp(-x)`` for x > 0 and ``exp(x/2)`` for x <= 0; ``half`` is ``E`` where
-    x <= 0 and 1 elsewhere, so that ``P = exp(min(x, 0)) = half * half``.
+
+def _exponential(x: np.ndarray, numerics: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's ``Exponential``: ``a = -|x|``, ``e`` and the mask ``far`` (x < -64).
+
+    ``e`` is ``exp(-|x|)``, or ``exp(-|x| / 2)`` in the far lanes, where ``exp(x)`` would be
+    flushed to zero by a vector unit that flushes subnormals.
     """
-    a = np.minimum(x * float32.type(-1), x * float32.type(0.5))
-    big_e = vector_math.exp(a, numerics)
-    return a, big_e, np.where(x <= 0, big_e, float32.type(1))
+    a = np.abs(x) * float32.type(-1)
+    far = x < FAR_LIMIT
+    e = vector_math.exp(np.where(far, a * float32.type(0.5), a), numerics)
+    return a, e, far
 
 
-def _rational_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
+def _kernel_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
     """The kernel's pieces of d (``MishGradKernel::Derivative``), operation for operation.
 
-    With ``P = exp(min(x, 0))``, ``Q = exp(-max(x, 0))`` and ``e = P Q = exp(-|x|)``::
+    With ``e = exp(-|x|)``, ``sigma = 1 + e`` and, on each side of 0::
 
-        sigma = 1 + e    n = sigma + Q    m = (Q + e) e    D = n + m
-        t = P n / D      1 - t = 2 Q^2 / D      x s = x P / sigma
+        x > 0:   V = 2e       D = 1 + sigma V    S = 2 sigma V         L = 1       P = 1
+        x <= 0:  V = sigma    D = 1 + sigma V    S = V D + D + 2e      L = 1 + x   P = e
 
-    Every quantity is a rational function of numbers in [0, 1], D lies in [1, 5], and
-    ``d = P (n + 4 x sigma Q^2 / D) / D``: two divisions, no cancellation except at the
-    root of d. ``P`` enters as two factors ``half = exp(x/2)``, so d stays normal where
-    the true d is even when the exponential's subnormal results are flushed to zero.
+    ``d = P (L - e (S a + V D) / D^2)`` with ``a = -|x|``: the leading term ``P L`` and one
+    quotient, the correction, which is small where most inputs are, so that the division's
+    rounding barely reaches d. Near the root of d, L and the correction cancel (the root
+    window takes over there). In the far lanes (x < -64) ``e`` is ``exp(x/2)`` and P is
+    applied twice; the correction, of size ``exp(x/2)``, vanishes beside L there.
     """
-    a, big_e, half = _exponentials(x, numerics)
+    one = float32.type(1)
+    a, e, far = _exponential(x, numerics)
     a = np.maximum(a, -ARGUMENT_CLAMP)
-    positive = x > 0
-    q = np.where(positive, big_e, float32.type(1))
-    e = big_e * half
-    sigma = e + float32.type(1)
-    n = sigma + q
-    m = (q + e) * e
-    denominator = n + m
-    term = np.where(positive, m, float32.type(-4)) * sigma * a
-    term = vector_math.div(term, denominator, numerics) * float32.type(-2)
-    quotient = vector_math.div((term + n) * half, denominator, numerics)
-    return {"e": e, "half": half, "n": n, "m": m, "D": denominator, "d": quotient * half}
+    non_positive = x <= 0
+    sigma = e + one
+    v = np.where(non_positive, sigma, e + e)
+    sigma_v = sigma * v
+    denominator = sigma_v + one
+    v_d = v * denominator
+    s = np.where(non_positive, (denominator + (e + e)) + v_d, sigma_v + sigma_v)
+    correction = vector_math.div((s * a + v_d) * e, denominator * denominator, numerics)
+    leading = np.where(non_positive, a + one, one)
+    p = np.where(non_positive, e, one)
+    d = (leading - correction) * p * np.where(far, e, one)
+    return {"e": e, "D": denominator, "L": leading, "correction": correction, "P": p, "d": d}
 
 
-def _root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+def root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
 
     ``u = (x - high) - low``; the first subtraction is exact (Sterbenz) near the root.
@@ -183,9 +193,16 @@ def softplus(x: np.ndarray) -> np.ndarray:
 
 @_float32_formula
 def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
-    """``t = tanh(softplus(x)) = P n / D``, the value the forward pass may save as ``tanhx``."""
-    parts = _rational_parts(x, numerics)
-    return vector_math.div(parts["n"] * parts["half"], parts["D"], numerics) * parts["half"]
+    """``t = tanh(softplus(x))``, the value the forward pass may save as ``tanhx``.
+
+    From the kernel's pieces: ``t = P n / D`` with ``n = 1 + 2e`` (x > 0) or ``2 + e``
+    (x <= 0), one more division.
+    """
+    parts = _kernel_parts(x, numerics)
+    e, one = parts["e"], float32.type(1)
+    n = np.where(x <= 0, e + float32.type(2), (e + e) + one)
+    t = vector_math.div(n * parts["P"], parts["D"], numerics)
+    return t * np.where(x < FAR_LIMIT, e, one)
 
 
 @_float32_formula
@@ -256,26 +273,26 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
 
 
 def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
-    """The kernel's rational form alone (:func:`_rational_parts`), without the root window.
+    """The kernel's formula alone (:func:`_kernel_parts`), without the root window.
 
     The comparison that shows why the window exists: near the root of d its error is
     absolute, not relative, and fails CANN's MARE.
     """
     x32, dtype = _widen(x)
     with np.errstate(all="ignore"):
-        return _rational_parts(x32, numerics)["d"].astype(dtype)
+        return _kernel_parts(x32, numerics)["d"].astype(dtype)
 
 
 def _ours_in_float32(x32: np.ndarray, numerics: str) -> np.ndarray:
-    """The kernel's d in float32: the rational form, the root window over it."""
-    return _root_window(x32, _rational_parts(x32, numerics)["d"])
+    """The kernel's d in float32: its formula, the root window over it."""
+    return root_window(x32, _kernel_parts(x32, numerics)["d"])
 
 
 def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
     """Our form, as the kernel computes it, for every dtype.
 
     :func:`dmish_rational`, and the Taylor polynomial around the root of d
-    (:func:`_root_window`). One exponential, two divisions; the limits d(+inf) = 1 and
+    (:func:`root_window`). One exponential, one division; the limits d(+inf) = 1 and
     d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
     (one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
     """
@@ -303,6 +320,28 @@ def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.
     x_s = vector_math.div(negative_part + positive_part, denominator, numerics)
     one_minus_t = tanhx * -TWO_TO_MINUS_64 + TWO_TO_MINUS_64
     return x_s * one_minus_t * (tanhx + 1) + tanhx
+
+
+def _rounded(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    """``function`` of float32 ``x`` evaluated in float64 and rounded once to float32."""
+    return function(x.astype(np.float64)).astype(float32)
+
+
+@_float32_formula
+def dmish_pytorch(x: np.ndarray) -> np.ndarray:
+    """PyTorch's CPU ``mish_backward`` (grad = 1) as its source writes it, in float32.
+
+    ``sigmoid = 1 / (1 + e^-x)``, ``t = tanh(log1p(e^x))``, ``d = t + x sigmoid (1 - t^2)``
+    (``mish_backward_kernel`` in :data:`mishgrad.citations.PYTORCH`'s
+    ``aten/src/ATen/native/cpu/Activation.cpp``). Every arithmetic step rounds to float32;
+    ``exp``, ``log1p`` and ``tanh`` are rounded once from float64, the best a float32 library
+    can do (PyTorch's vectorized ones are within an ulp). It returns NaN at +-inf
+    (``inf * 0``).
+    """
+    one = float32.type(1)
+    sigmoid = one / (one + _rounded(np.exp, -x))
+    t = _rounded(np.tanh, _rounded(np.log1p, _rounded(np.exp, x)))
+    return t + x * sigmoid * (one - t * t)
 
 
 #: The no-tanhx formulas, by the names used in tables and plots.

@@ -23,13 +23,14 @@ def dmish_naive(x: np.ndarray) -> np.ndarray:
 
 
 def edited_kernel_d(x: float) -> float:
-    """The kernel's one-fraction d with sigma = 2 + e instead of 1 + e (the exercise's edit)."""
-    e = np.exp(-abs(x))
-    q, p = (e, 1.0) if x > 0 else (1.0, np.exp(x))
+    """The kernel's d with sigma = 2 + e instead of 1 + e (the exercise's edit)."""
+    e, a = np.exp(-abs(x)), -abs(x)
     sigma = 2 + e
-    n = sigma + q
-    denominator = n + (q + e) * e
-    return p * (n + 4 * x * sigma * q**2 / denominator) / denominator
+    v = 2 * e if x > 0 else sigma
+    denominator = 1 + sigma * v
+    s = 2 * sigma * v if x > 0 else v * denominator + denominator + 2 * e
+    leading, p = (1.0, 1.0) if x > 0 else (1 + x, e)
+    return p * (leading - e * (s * a + v * denominator) / denominator**2)
 
 
 def _gap_at_ln2(sign: int) -> sp.Expr:
@@ -57,8 +58,8 @@ CASES = [
         edit=lambda s: replace_in(
             s,
             "op_kernel/mish_grad.h",
-            "Adds(sigma, e, 1.0f, count);",
-            "Adds(sigma, e, 2.0f, count);",
+            "Adds(w, e, 1.0f, count);",
+            "Adds(w, e, 2.0f, count);",
         ),
     ),
 ]

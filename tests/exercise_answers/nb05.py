@@ -85,9 +85,7 @@ CASES = [
         nb05.check_root_window,
         right=WITHOUT_WINDOW,
         wrong=round(WITHOUT_WINDOW * 0.8),
-        edit=lambda s: replace_in(
-            s, nb05.KERNEL_FILE, "RootWindow(d, x, a, e, positive, count);", ""
-        ),
+        edit=lambda s: replace_in(s, nb05.KERNEL_FILE, "RootWindow(d, x, a, e, far, count);", ""),
     ),
     Case(nb05.check_tanhx_model, right=derivative_from_tanhx, wrong=one_minus_t_squared),
     Case(nb05.check_tail, right=tail, wrong=tail_in_elements),

@@ -145,6 +145,6 @@ def check_kernel_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     if np.allclose(predicted, kernel, atol=5e-5, rtol=0):
         return correct("your algebra predicts what the edited kernel computes")
     return wrong(
-        "sigma enters twice: in n = sigma + Q and in the product 4 x sigma Q^2 / D; D = n + m "
-        "changes with n. Which Q, e and P does each sign of x take?"
+        "sigma enters V (for x <= 0), D = 1 + sigma V and S; the leading term L and the "
+        "factor P do not change. Which V, S, L and P does each sign of x take?"
     )
