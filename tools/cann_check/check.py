@@ -145,8 +145,8 @@ def compile_one(check: Check) -> subprocess.CompletedProcess[str]:
 MISUSES = [
     (
         "CompareScalar with the scalar and the mode swapped",
-        "CompareScalar(positive, x, 0.0f, CMPMODE::GT, count)",
-        "CompareScalar(positive, x, CMPMODE::GT, 0.0f, count)",
+        "CompareScalar(nonPositive, x, 0.0f, CMPMODE::LE, count)",
+        "CompareScalar(nonPositive, x, CMPMODE::LE, 0.0f, count)",
     ),
     (
         "a SELMODE enumerator that does not exist",
