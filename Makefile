@@ -87,7 +87,8 @@ test: lint ut fonts
 	@case "$$MISHGRAD_BACKEND" in ascend|ascend-builtin) if [ -z "$$ASCEND_HOME_PATH" ]; then \
 		echo "MISHGRAD_BACKEND=$$MISHGRAD_BACKEND needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
 		exit 2; fi;; esac
-	$(BIN)/python -m pytest tests notebooks --ignore=tests/browser $(NBVAL_ARGS) $(TEST_WORKERS)
+	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/python -m pytest tests notebooks --ignore=tests/browser \
+		$(NBVAL_ARGS) $(TEST_WORKERS)
 
 # The Chinese notebooks are generated from the English ones and translations/zh-CN
 # (mishgrad/book/notebook_translation.py), then executed like them.
@@ -96,13 +97,14 @@ translations: $(STAMP)
 
 notebooks: $(STAMP) fonts
 	$(BIN)/python -m mishgrad.book.notebook_translation build
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
 		$(NOTEBOOKS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/accuracy.py
 	$(BIN)/python bench/kernel.py
+	$(BIN)/python bench/session_memory.py
 
 # Every float32 input through the kernel on the twin under each numerics model, against the
 # correctly rounded d; writes bench/results/exhaustive.{json,md}. Interrupted, it resumes from

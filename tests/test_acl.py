@@ -9,8 +9,8 @@ import pytest
 
 from mishgrad import aclnn
 from mishgrad.aclnn import session as session_module
-from mishgrad.kernel import source
-from mishgrad.math import errors, oracle
+from mishgrad.kernel import source, twin
+from mishgrad.math import errors, numerics, oracle
 
 
 @pytest.fixture
@@ -342,3 +342,42 @@ def test_a_view_over_another_tensor_does_not_free_its_memory(twin_session):
     view = aclnn.DeviceTensor.describe(session, owner.address, (4,), (2,), 0, 8, np.float32)
     view.release()
     np.testing.assert_array_equal(owner.to_numpy(), floats(8))
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs every entry point treats alike, and a long-lived session that does not grow
+# ---------------------------------------------------------------------------------------
+
+ORDERS = [("<", "<"), (">", ">"), (">", "<"), ("<", ">")]
+
+
+@pytest.mark.parametrize(("grad_order", "x_order"), ORDERS)
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_any_byte_order_gives_the_same_values_everywhere(session, grad_order, x_order, dtype):
+    x = np.linspace(-4, 4, 33).astype(dtype)
+    grad = np.full_like(x, 0.75)
+    swapped = (
+        grad.astype(grad.dtype.newbyteorder(grad_order)),
+        x.astype(x.dtype.newbyteorder(x_order)),
+    )
+    expected = aclnn.mish_backward(grad, x, session=session)
+    assert np.array_equal(aclnn.mish_backward(*swapped, session=session), expected)
+    assert np.array_equal(twin.run_kernel(*swapped).out, twin.run_kernel(grad, x).out)
+    assert np.array_equal(numerics.mish_backward(*swapped), numerics.mish_backward(grad, x))
+
+
+def test_python_lists_and_numbers_are_float32(session):
+    out = aclnn.mish_backward([1.0, 2.0, 0.5], [-1.0, 0.0, 3.0], session=session)
+    expected = aclnn.mish_backward(
+        np.array([1.0, 2.0, 0.5], np.float32), np.array([-1.0, 0.0, 3.0], np.float32)
+    )
+    assert out.dtype == np.float32 and np.array_equal(out, expected)
+    assert aclnn.mish_backward(1.0, [0.0, 1.0], session=session).dtype == np.float32
+
+
+def test_a_long_lived_session_releases_each_calls_tensors(session):
+    x = np.linspace(-3, 3, 100, dtype=np.float32)
+    kept = session.tensor(x)  # the user's own tensor stays until close
+    for _ in range(20):
+        aclnn.mish_backward(np.ones_like(x), x, session=session)
+    assert session.live_tensors == 1 and np.array_equal(kept.to_numpy(), x)

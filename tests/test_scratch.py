@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mishgrad.kernel import twin
+from mishgrad.kernel import source, twin
 from mishgrad.kernel.scratch import scratch_kernel
 
 
@@ -48,3 +49,44 @@ def test_names_must_be_plain(name: str, tmp_path: Path) -> None:
 def test_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"nope\.h"):
         scratch_kernel("x", root=tmp_path).file("nope.h")
+
+
+def test_replace_edits_one_occurrence_and_shows_the_change(tmp_path: Path) -> None:
+    scratch = scratch_kernel("edit", root=tmp_path)
+    shown = scratch.replace(
+        "op_kernel/mish_grad.h", "Adds(w, e, 1.0f, count);", "Adds(w, e, 2.0f, count);"
+    )
+    diff = shown.markdown()
+    assert (
+        "-        Adds(w, e, 1.0f, count);" in diff and "+        Adds(w, e, 2.0f, count);" in diff
+    )
+    assert scratch.edited() == ["op_kernel/mish_grad.h"] and "<span" in shown.html()
+    with pytest.raises(ValueError, match=r"occurs \d+ times in op_kernel/mish_grad\.h"):
+        scratch.replace("op_kernel/mish_grad.h", "count);", "")
+    with pytest.raises(ValueError, match="does not occur"):
+        scratch.replace("op_kernel/mish_grad.h", "no such text", "")
+    with pytest.raises(FileNotFoundError):
+        scratch.replace("op_kernel/no_such_file.h", "a", "b")
+    assert (
+        "Adds(w, e, 1.0f, count);" in (source.KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
+    )
+
+
+def test_diff_lists_changed_added_and_deleted_files(tmp_path: Path) -> None:
+    scratch = scratch_kernel("diff", root=tmp_path)
+    assert "no differences" in scratch.diff().markdown()
+    scratch.file("README.md").unlink()
+    (scratch.path / "op_kernel" / "extra.h").write_text("// mine\n")
+    assert scratch.edited() == ["README.md", "op_kernel/extra.h"]
+    diff = scratch.diff().markdown()
+    assert "--- kernel/README.md" in diff and "+++ copy/op_kernel/extra.h" in diff
+
+
+def test_reset_works_whatever_state_the_copy_is_in(tmp_path: Path) -> None:
+    scratch = scratch_kernel("broken", root=tmp_path)
+    shutil.rmtree(scratch.path / "op_kernel")
+    scratch.reset()
+    assert scratch.edited() == []
+    shutil.rmtree(scratch.path)  # the whole copy gone
+    scratch.reset()
+    assert scratch.edited() == []

@@ -1,7 +1,10 @@
-"""Excerpts of kernel sources: whole definitions (not calls), marker ranges, code blocks."""
+"""Excerpts of kernel sources: whole definitions (not calls), marker ranges, coloured listings."""
+
+import re
+from collections.abc import Iterator
 
 import pytest
-from IPython.display import Markdown
+from IPython.core.formatters import DisplayFormatter
 
 from mishgrad.kernel import source
 
@@ -49,7 +52,7 @@ def test_read_method_on_hand_made_source(tmp_path):
         source.read_method(path, "broken")
 
 
-def test_read_lines_and_source_block(tmp_path):
+def test_read_lines(tmp_path):
     path = tmp_path / "lines.txt"
     path.write_text("a\nbegin\nb\nend\nc\n")
     assert source.read_lines(path, "begin", "end") == "begin\nb\nend"
@@ -59,7 +62,68 @@ def test_read_lines_and_source_block(tmp_path):
         source.read_lines(path, "missing")
     with pytest.raises(ValueError, match="not found after"):
         source.read_lines(path, "end", "begin")
-    block = source.source_block("int x;")
-    assert isinstance(block, Markdown) and block.data == "```cpp\nint x;\n```"
-    titled = source.source_block("int x;", title="kernel/x.h")
-    assert titled.data == "```cpp\n// kernel/x.h\nint x;\n```"
+
+
+CODE = "// the sum\nint sum(int a, int b) {\n    return a < b && b > 0 ? a + b : 0;\n}"
+
+
+def shown(listing: source.SourceListing) -> dict[str, str]:
+    """The representations IPython displays, by MIME type."""
+    data, _ = DisplayFormatter().format(listing)
+    return data
+
+
+def span_style(html: str, text: str) -> str:
+    """The inline style of the span Pygments put around ``text``."""
+    match = re.search(rf'<span style="([^"]*)">{re.escape(text)}</span>', html)
+    assert match, f"no span around {text!r} in {html}"
+    return match.group(1)
+
+
+@pytest.fixture
+def titles_translated() -> Iterator[None]:
+    source.set_title_translation(lambda text: text.replace("kernel", "核函数"))
+    yield
+    source.set_title_translation(None)
+
+
+def test_a_listing_is_coloured_html_with_markdown_and_text_fallbacks():
+    data = shown(source.source_block(CODE, title="kernel/x.h — Sum"))
+    assert set(data) == {"text/html", "text/markdown", "text/plain"}
+    html = data["text/html"]
+    keyword, comment = span_style(html, "return"), span_style(html, "// the sum")
+    assert "color: #" in keyword and "color: #" in comment and keyword != comment
+    assert span_style(html, "// kernel/x.h — Sum")  # the title: a comment line, coloured
+    assert html.startswith('<div class="highlight"><pre style="background: #')
+    assert "<style" not in html and "class=" not in html.removeprefix('<div class="highlight">')
+    assert data["text/markdown"] == f"```cpp\n// kernel/x.h — Sum\n{CODE}\n```"
+    assert data["text/plain"] == f"// kernel/x.h — Sum\n{CODE}"
+    assert shown(source.source_block("int x;"))["text/markdown"] == "```cpp\nint x;\n```"
+
+
+def test_a_listing_escapes_html():
+    html = source.source_block("a < b && c;", title="<x> & y").html()
+    assert "a < b" not in html and "&&" not in html and "<x>" not in html
+    assert "&lt;" in html and "&amp;&amp;" in html and "// &lt;x&gt; &amp; y" in html
+
+
+def test_a_listing_shows_the_same_output_every_time():
+    first = shown(source.source_block(CODE, title="kernel/x.h"))
+    assert shown(source.source_block(CODE, title="kernel/x.h")) == first
+    assert not re.search(r"\bid=", first["text/html"])
+
+
+def test_a_listing_shows_its_title_translated(titles_translated):
+    listing = source.source_block("int x;", title="kernel/x.h")
+    assert listing.title == "kernel/x.h"  # the English stays the listing's; it shows translated
+    data = shown(listing)
+    assert data["text/markdown"] == "```cpp\n// 核函数/x.h\nint x;\n```"
+    assert "// 核函数/x.h</span>" in data["text/html"]
+
+
+def test_other_languages_take_their_comment_and_unknown_ones_fail():
+    listing = source.source_block("x = 1", language="python", title="setup")
+    assert listing.markdown() == "```python\n# setup\nx = 1\n```"
+    assert span_style(listing.html(), "# setup")
+    with pytest.raises(ValueError, match="no-such-language"):
+        source.source_block("x", language="no-such-language")

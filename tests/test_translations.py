@@ -30,7 +30,7 @@ from mishgrad.book import (
 )
 from mishgrad.book.exercises import UNANSWERED, wrong
 from mishgrad.book.translation_files import english_hash, language_dir, parse
-from mishgrad.kernel import scratch
+from mishgrad.kernel import scratch, source
 
 LANGUAGE = "zh-CN"
 ENGLISH = notebook_translation.english_notebooks()
@@ -247,6 +247,32 @@ def test_helpers_speak_the_chosen_language(chinese) -> None:
     assert markdown.splitlines()[0] == f"| {i18n.translate('dtype')} |"
     language.use(i18n.ENGLISH)
     assert repr(UNANSWERED).startswith("unanswered")
+
+
+def test_source_listings_show_their_title_in_the_chosen_language(chinese) -> None:
+    exact, _ = i18n.catalog(LANGUAGE)
+    english, chinese_text = next((e, z) for e, z in exact.items() if e.isalpha())
+    listing = source.source_block("int x;", title=english)
+    assert listing.markdown() == f"```cpp\n// {chinese_text}\nint x;\n```"
+    assert f"// {chinese_text}</span>" in listing.html()
+    language.use(i18n.ENGLISH)
+    assert f"// {english}</span>" in listing.html()
+
+
+def test_english_prose_is_found_in_html_outputs_but_not_in_code(tmp_path: Path) -> None:
+    listing = source.source_block("// reads the whole tile first\nint x;", title="kernel/x.h")
+    prose = "<p>This sentence stayed English.</p><pre>// so did this comment here</pre>"
+    outputs = {  # the listing's code comments are code, as in its fenced Markdown
+        "listing": {"text/html": listing.html(), "text/markdown": listing.markdown()},
+        "html": {"text/html": prose},
+    }
+    cells = [{"cell_type": "code", "id": i, "outputs": [{"data": d}]} for i, d in outputs.items()]
+    path = tmp_path / "notebook.ipynb"
+    path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    found = notebook_translation.english_in_outputs(path)
+    assert [(cell, text.split("  <-  ")[0]) for cell, text in found] == [
+        ("html", "This sentence stayed English")
+    ]
 
 
 def test_use_rejects_an_unknown_language() -> None:

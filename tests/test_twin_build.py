@@ -101,3 +101,133 @@ def test_two_processes_building_at_once_both_get_a_whole_library(kernel_copy, ca
     assert len(paths) == 1
     assert tile_length(Path(paths.pop())) == 4096
     assert len(list(cache.rglob("*.so"))) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# A cache that cannot hurt (a tiny library keeps these fast)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> twin_build.BuildSpec:
+    """A one-function library: the build machinery without the twin's compile time."""
+    unit = tmp_path / "src" / "tiny.cpp"
+    unit.parent.mkdir()
+    unit.write_text('extern "C" int tiny_answer() { return 42; }\n')
+    return twin_build.BuildSpec("tiny", ((unit, ()),), (unit.parent,), "release")
+
+
+def answer(library: Path) -> int:
+    return ctypes.CDLL(str(library)).tiny_answer()
+
+
+def test_a_corrupt_library_is_rebuilt_not_loaded(tiny, cache):
+    library = twin_build.build(tiny)
+    whole = library.read_bytes()
+    library.write_bytes(whole[: len(whole) // 2])  # a disk that filled up mid-copy
+    rebuilt = twin_build.build(tiny)
+    assert rebuilt == library and rebuilt.read_bytes() == whole and answer(rebuilt) == 42
+
+
+def test_a_killed_build_leaves_nothing_the_next_build_keeps(tiny, cache):
+    library = twin_build.build(tiny)
+    leftover = library.parent / "build-killed"
+    (leftover / "half.o").parent.mkdir()
+    (leftover / "half.o").write_bytes(b"\0" * 10)
+    library.unlink()  # so that the next call builds
+    twin_build.build(tiny)
+    assert not leftover.exists()
+    assert sorted(p.name for p in library.parent.iterdir()) == [
+        ".lock",
+        library.name,
+        "manifest.json",
+    ]
+
+
+def test_a_populated_cache_works_without_a_compiler(tiny, cache, monkeypatch):
+    library = twin_build.build(tiny)
+    monkeypatch.setenv("CXX", "no-such-compiler-xyz")
+    assert twin_build.build(tiny) == library
+    monkeypatch.setenv("MISHGRAD_CACHE", str(cache.parent / "empty"))
+    with pytest.raises(twin_build.TwinBuildError, match=r"no C\+\+ compiler.*install g\+\+"):
+        twin_build.build(tiny)
+
+
+def test_cxx_may_carry_arguments_and_must_be_a_compiler(tiny, cache, monkeypatch):
+    monkeypatch.setenv("CXX", "g++ -O0")
+    assert answer(twin_build.build(tiny)) == 42
+    monkeypatch.setenv("CXX", "/bin/true")
+    with pytest.raises(twin_build.TwinBuildError, match="is CXX a C\\+\\+ compiler"):
+        twin_build.build(tiny)
+
+
+def test_a_bad_cache_setting_names_the_variable(tiny, tmp_path, monkeypatch):
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("")
+    monkeypatch.setenv("MISHGRAD_CACHE", str(a_file))
+    with pytest.raises(twin_build.TwinBuildError, match=r"MISHGRAD_CACHE=.* is not a folder"):
+        twin_build.build(tiny)
+    monkeypatch.setenv("MISHGRAD_CACHE", "/proc/mishgrad-cache")  # unwritable, even as root
+    with pytest.raises(twin_build.TwinBuildError, match=r"MISHGRAD_CACHE=.* is not writable"):
+        twin_build.build(tiny)
+    monkeypatch.setenv("MISHGRAD_CACHE", "")  # empty: the default, never the current folder
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert twin_build.cache_root() == tmp_path / "xdg" / "mishgrad"
+
+
+# ---------------------------------------------------------------------------------------
+# Each unit's object is cached on its own
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_units(tmp_path: Path) -> twin_build.BuildSpec:
+    """Two units; only the first reads ``shared.h``."""
+    src = tmp_path / "two"
+    src.mkdir()
+    (src / "shared.h").write_text("constexpr int kValue = 1;\n")
+    (src / "a.cpp").write_text('#include "shared.h"\nextern "C" int a_value() { return kValue; }\n')
+    (src / "b.cpp").write_text('extern "C" int b_value() { return 2; }\n')
+    units = ((src / "a.cpp", ()), (src / "b.cpp", ()))
+    return twin_build.BuildSpec("two", units, (src,), "release")
+
+
+def objects(cache: Path) -> set[Path]:
+    return set((cache / "objects").rglob("*.o"))
+
+
+def test_an_edit_recompiles_only_the_units_that_read_the_file(
+    two_units, cache, monkeypatch, capsys
+):
+    monkeypatch.delenv("MISHGRAD_BUILD_PROGRESS", raising=False)
+    first = twin_build.build(two_units)
+    assert "compiling the twin: 2 of 2 units" in capsys.readouterr().out
+    before = objects(cache)
+    header = two_units.units[0][0].parent / "shared.h"
+    header.write_text("constexpr int kValue = 7;\n")
+    second = twin_build.build(two_units)
+    assert "compiling the twin: 1 of 1 units" in capsys.readouterr().out  # a.cpp only
+    added = objects(cache) - before
+    assert len(added) == 1 and ctypes.CDLL(str(second)).a_value() == 7 and second != first
+    header.write_text("constexpr int kValue = 1;\n")  # back: both objects are reused
+    monkeypatch.setenv("MISHGRAD_BUILD_PROGRESS", "0")
+    assert twin_build.build(two_units) == first and capsys.readouterr().out == ""
+
+
+def test_a_launch_builds_the_kernel_for_its_dtype_only(kernel_copy, cache):
+    spec = twin_build.kernel_spec(root=kernel_copy, dtype="float16")
+    kernels = [unit for unit in spec.units if unit[0].name == "mish_grad.cpp"]
+    assert [flag for flag in kernels[0][1] if flag.startswith("-DDTYPE_X")] == ["-DDTYPE_X=half"]
+    assert len(kernels) == 1 and spec.name == "mishgrad_twin_float16"
+    assert len([u for u in twin_build.kernel_spec(root=kernel_copy).units if u in kernels]) == 1
+    # the float16 library refuses a float32 launch, saying why
+    lib = ctypes.CDLL(str(twin_build.build(spec)))
+    lib.mishgrad_twin_last_error.restype = ctypes.c_char_p
+    data, config = twin.TilingData(), twin.TwinConfig(196_608, 188_416, 1, 0, 0)
+    assert (
+        lib.mishgrad_twin_launch(
+            0, None, None, None, None, ctypes.byref(data), ctypes.byref(config)
+        )
+        == 2
+    )
+    assert b"built without its kernel" in lib.mishgrad_twin_last_error()

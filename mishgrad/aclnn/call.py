@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from mishgrad.math.dtypes import DTYPES
+from mishgrad.math.dtypes import DTYPES, as_input
 
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES
@@ -90,20 +90,23 @@ def mish_backward(
 ) -> np.ndarray:
     """``grad * dmish/dx(x)`` through the seven steps of the aclnn call, in one function.
 
-    Broadcasts ``grad`` and ``x``, promotes their dtypes, and returns a new array.
+    Broadcasts ``grad`` and ``x``, promotes their dtypes, and returns a new array. Inputs go
+    through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists become float32). With a
+    long-lived ``session`` the call's device tensors are released when it returns, so memory
+    stays flat over any number of calls.
     """
-    grad, x = np.asarray(grad), np.asarray(x)
+    grad, x = as_input(grad), as_input(x)
     own = session is None
     session = session or Session(backend)
+    tensors: list[DeviceTensor] = []
     try:
         out_shape = np.broadcast_shapes(grad.shape, x.shape)
-        tensors = [
-            session.tensor(grad),
-            session.tensor(x),
-            session.empty(out_shape, result_dtype(grad.dtype, x.dtype)),
-        ]
+        tensors += [session.tensor(grad), session.tensor(x)]
+        tensors.append(session.empty(out_shape, result_dtype(grad.dtype, x.dtype)))
         run(session, get_workspace_size(session, *tensors))
         return tensors[2].to_numpy()
     finally:
         if own:
             session.close()
+        else:
+            session.release(*tensors)

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mishgrad.kernel.platforms import Platform, platform
+from mishgrad.math.dtypes import as_input
 
 from .backends import load_backend
 from .binding import (
@@ -109,10 +110,26 @@ class Session:
         self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
 
     def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
-        """A device copy of ``array`` that keeps its view: shape, strides and offset."""
-        tensor = DeviceTensor.from_numpy(self, np.asarray(array))
+        """A device copy of ``array`` that keeps its view: shape, strides and offset.
+
+        ``array`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
+        become float32). The tensor lives until :meth:`release` or :meth:`close`.
+        """
+        tensor = DeviceTensor.from_numpy(self, as_input(array))
         self._tensors.append(tensor)
         return tensor
+
+    @property
+    def live_tensors(self) -> int:
+        """How many of the session's device tensors are not yet released."""
+        return len(self._tensors)
+
+    def release(self, *tensors: DeviceTensor) -> None:
+        """Free ``tensors`` now rather than at :meth:`close` (a long-lived session's calls)."""
+        for tensor in tensors:
+            tensor.release()
+        released = {id(tensor) for tensor in tensors}
+        self._tensors = [t for t in self._tensors if id(t) not in released]
 
     def empty(self, shape: Sequence[int], dtype: npt.DTypeLike) -> DeviceTensor:
         """An uninitialized contiguous device tensor."""

@@ -2,9 +2,10 @@
 
 The Chinese notebooks run the English notebooks' code cells unchanged. Their first code cell
 calls ``language.use("zh-CN")`` (:mod:`mishgrad.book.language`); from then on
-:func:`mishgrad.book.report.say`, :func:`~mishgrad.book.report.table`, the exercise verdicts
-and every figure shown in the notebook pass their text through :func:`translate`, which looks
-it up in the ``text:`` entries of ``translations/zh-CN/*.md``.
+:func:`mishgrad.book.report.say`, :func:`~mishgrad.book.report.table`, the exercise verdicts,
+the titles of source listings (:class:`mishgrad.kernel.source.SourceListing`) and every
+figure shown in the notebook pass their text through :func:`translate`, which looks it up in
+the ``text:`` entries of ``translations/zh-CN/*.md``.
 
 An entry's English side is a template: the literal text of the f-string that made the string,
 with ``{0}``, ``{1}`` … where its fields were. :func:`translate` matches the finished string

@@ -3,14 +3,15 @@
 The Chinese notebooks run the English notebooks' code cells unchanged, after one extra cell:
 ``language.use("zh-CN")``. From then on the helpers' text is translated
 (:mod:`mishgrad.book.i18n`), figures are drawn with a Chinese font and their text translated
-as they are displayed (:mod:`mishgrad.book.notebook_display`), and a notebook's scratch copy of the
-kernel lives in a folder of its own language, so the two editions never share a learner's
-edits (:mod:`mishgrad.kernel.scratch`).
+as they are displayed (:mod:`mishgrad.book.notebook_display`), so are the titles of source
+listings (:func:`mishgrad.kernel.source.set_title_translation`), and a notebook's scratch copy
+of the kernel lives in a folder of its own language, so the two editions never share a
+learner's edits (:mod:`mishgrad.kernel.scratch`).
 """
 
 from __future__ import annotations
 
-from mishgrad.kernel import scratch
+from mishgrad.kernel import scratch, source
 
 from . import i18n, notebook_display
 
@@ -27,4 +28,6 @@ def use(language: str) -> None:
     """
     i18n.set_current(language)
     notebook_display.use_language(language)
-    scratch.set_subfolder("" if language == i18n.ENGLISH else language)
+    english = language == i18n.ENGLISH
+    source.set_title_translation(None if english else i18n.translate)
+    scratch.set_subfolder("" if english else language)

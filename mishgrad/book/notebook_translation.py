@@ -371,10 +371,11 @@ def notebook_problems(english: Path, language: str) -> list[Problem]:
 
 # Three English words in a row, outside code spans, links and formulas: prose left untranslated.
 _ENGLISH_RUN: Final = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,'’-]+[A-Za-z][a-z]+){2,}\b")
-# Code, links, formulas and quotations ('…', “…”: a message quoted as its program wrote it).
+# Code (fenced, or an HTML <pre>), links, formulas, quotations ('…', “…”: a message quoted as
+# its program wrote it) and tags (HTML's, and reprs such as <Figure size …>).
 _NOT_PROSE: Final = re.compile(
     r"```.*?```|(`+).+?\1|\]\([^)]*\)|https?://\S+|\$\$.+?\$\$|\$[^$\n]+\$"
-    r"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|“[^”\n]+”",
+    r"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|“[^”\n]+”|<pre\b.*?</pre>|</?[A-Za-z][^<>]*>",
     re.DOTALL,
 )
 
@@ -382,15 +383,16 @@ _NOT_PROSE: Final = re.compile(
 def english_in_outputs(path: Path) -> list[tuple[str, str]]:
     """English prose in a translated notebook's stored outputs: (cell id, words <- line).
 
-    Reads what the helpers show (Markdown, and the plain text of results such as verdicts);
-    printed streams (logs, compiler messages) are the tools' own and are not read.
+    Reads what the helpers show: an output's Markdown, else its HTML (a source listing has
+    both), else its plain text (results such as verdicts); printed streams (logs, compiler
+    messages) are the tools' own and are not read.
     """
     found = []
     for cell in _load(path)["cells"]:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            text = data.get("text/markdown") or data.get("text/plain") or ""
-            text = text if isinstance(text, str) else "".join(text)
+            text = data.get("text/markdown") or data.get("text/html") or data.get("text/plain")
+            text = text if isinstance(text, str) else "".join(text or ())
             for line in _NOT_PROSE.sub(" ", text).splitlines():
                 words = _ENGLISH_RUN.findall(line)
                 if words:

@@ -2,14 +2,17 @@
 
 An exercise that says "change this line of the kernel" must never change ``kernel/`` itself:
 a forgotten undo would silently change every later notebook and test. Instead the notebook
-makes a copy under ``build/scratch/<name>/kernel`` and the learner edits that; the twin
-builds from the copy (:func:`mishgrad.kernel.twin.run_kernel` with ``kernel_dir``). The copy is
-made once and never overwritten, so the learner's edits survive a re-run of the notebook;
-:meth:`ScratchKernel.reset` restores it on request.
+makes a copy under ``build/scratch/<name>/kernel`` and the learner edits that, from the
+notebook (:meth:`ScratchKernel.replace`, which shows the change) or in an editor; the twin
+builds from the copy (:func:`mishgrad.kernel.twin.run_kernel` with ``kernel_dir``), in a worker
+process (:mod:`mishgrad.kernel.isolation`). The copy is made once and never overwritten, so the
+learner's edits survive a re-run of the notebook; :meth:`ScratchKernel.diff` shows them all and
+:meth:`ScratchKernel.reset` restores the copy, whatever state it is in.
 """
 
 from __future__ import annotations
 
+import difflib
 import filecmp
 import os
 import shutil
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from . import tiling, twin
-from .source import KERNEL_DIR, REPOSITORY
+from .source import KERNEL_DIR, REPOSITORY, SourceListing, source_block
 
 #: Where scratch copies live: ``build/`` of the repository (ignored by git).
 SCRATCH_ROOT: Final = REPOSITORY / "build" / "scratch"
@@ -74,16 +77,42 @@ class ScratchKernel:
         return path
 
     def edited(self) -> list[str]:
-        """The files of the copy that differ from ``kernel/`` (paths relative to the copy)."""
-        return sorted(
-            str(path.relative_to(self.path))
-            for path in self.path.rglob("*")
-            if path.is_file() and not _same(path, KERNEL_DIR / path.relative_to(self.path))
-        )
+        """The files that differ between the copy and ``kernel/``: changed, added or deleted."""
+        names = _files(self.path) | _files(KERNEL_DIR)
+        return sorted(name for name in names if not _same(self.path / name, KERNEL_DIR / name))
+
+    def replace(self, relative: str, old: str, new: str) -> SourceListing:
+        """Edit a file of the copy: its one occurrence of ``old`` becomes ``new``; show the change.
+
+        Raises
+        ------
+        FileNotFoundError
+            If the copy has no such file.
+        ValueError
+            If ``old`` occurs in it not exactly once (say more of the line to make it unique).
+
+        """
+        path = self.file(relative)
+        text = path.read_text(encoding="utf-8")
+        found = text.count(old)
+        if found != 1:
+            where = "does not occur" if found == 0 else f"occurs {found} times"
+            raise ValueError(f"old {where} in {relative}: give text that occurs exactly once")
+        path.write_text(text.replace(old, new), encoding="utf-8")
+        return source_block(_unified(text, path.read_text(encoding="utf-8"), relative), "diff")
+
+    def diff(self) -> SourceListing:
+        """Every difference between the copy and ``kernel/``, as one unified diff."""
+        parts = [
+            _unified(_text(KERNEL_DIR / name), _text(self.path / name), name)
+            for name in self.edited()
+        ]
+        return source_block("\n".join(parts) or "(no differences: the copy is kernel/)", "diff")
 
     def reset(self) -> None:
-        """Throw the learner's edits away: the copy becomes ``kernel/`` again."""
-        shutil.rmtree(self.path)
+        """Throw the edits away: the copy becomes ``kernel/`` again, whatever state it is in."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         _copy(self.path)
 
     def run_kernel(self, *args: object, **kwargs: object) -> twin.KernelRun:
@@ -95,8 +124,33 @@ class ScratchKernel:
         return twin.native_tiling(*args, kernel_dir=self.path)  # type: ignore[arg-type]
 
 
+def _files(root: Path) -> set[str]:
+    """The files under ``root`` that a copy holds (relative paths), as :func:`_copy` makes them."""
+    return {
+        str(path.relative_to(root))
+        for path in root.rglob("*")
+        if path.is_file() and not _ignored(path.relative_to(root))
+    }
+
+
+def _ignored(relative: Path) -> bool:
+    return any(part == "__pycache__" or part.startswith(".") for part in relative.parts)
+
+
 def _same(copy: Path, original: Path) -> bool:
-    return original.is_file() and filecmp.cmp(copy, original, shallow=False)
+    return copy.is_file() and original.is_file() and filecmp.cmp(copy, original, shallow=False)
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def _unified(before: str, after: str, name: str) -> str:
+    """``diff -u`` of one file: ``kernel/`` on the left, the copy on the right."""
+    lines = difflib.unified_diff(
+        before.splitlines(), after.splitlines(), f"kernel/{name}", f"copy/{name}", lineterm=""
+    )
+    return "\n".join(lines)
 
 
 def _copy(destination: Path) -> None:

@@ -1,18 +1,26 @@
 """The kernel's sources: where they are (:data:`KERNEL_DIR`), and excerpts for the notebooks.
 
 Notebooks never paste code: they show functions and line ranges of the real files, so an
-edit to the kernel shows up the next time the cell runs.
+edit to the kernel shows up the next time the cell runs, as a :class:`SourceListing`
+(:func:`source_block`) coloured like the code cells.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from IPython.display import Markdown
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.styles import get_style_by_name
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import PrettyPrinter
 
 #: The repository the package is installed from (editable, so it is found above the package).
 REPOSITORY: Final = Path(__file__).resolve().parents[2]
@@ -90,7 +98,90 @@ def read_lines(path: str | Path, first: str | None = None, last: str | None = No
     return "\n".join(lines[begin : end + 1])
 
 
-def source_block(text: str, language: str = "cpp", title: str | None = None) -> Markdown:
-    """Show source text as a fenced Markdown code block, optionally headed by a comment line."""
-    heading = f"// {title}\n" if title else ""
-    return Markdown(f"```{language}\n{heading}{text}\n```")
+#: Languages whose comments start with ``#``; the title of any other listing is a ``//`` line.
+HASH_COMMENTS: Final = frozenset({"python", "bash", "sh", "cmake", "make", "yaml", "toml"})
+
+_STYLE: Final = get_style_by_name("default")
+# Inline styles (noclasses), so the HTML needs no style sheet in JupyterLab or on the site.
+# Background and text colour go on the <pre>: both hosts colour <pre> from their theme, and a
+# dark theme's light text on Pygments' light background would be unreadable.
+_FORMATTER: Final = HtmlFormatter(
+    style=_STYLE,
+    noclasses=True,
+    nobackground=True,
+    prestyles=f"background: {_STYLE.background_color}; color: #000000; padding: 0.5em 0.75em",
+)
+
+_title_translation: Callable[[str], str] | None = None
+
+
+def set_title_translation(translate: Callable[[str], str] | None) -> None:
+    """Show listing titles through ``translate`` from now on (``None``: as written).
+
+    The book sets it for the notebook's language (:func:`mishgrad.book.language.use`): this
+    layer may not import the book's translations.
+    """
+    global _title_translation
+    _title_translation = translate
+
+
+@dataclass(frozen=True)
+class SourceListing:
+    """Source text to display, optionally headed by a title comment.
+
+    Jupyter front ends pick the richest representation they render: JupyterLab and the site
+    (myst-nb) the HTML, coloured by Pygments; plain-text consumers the fenced Markdown block
+    (``text/markdown``) or the bare text (``text/plain``). All three show the title in the
+    notebook's language (:func:`set_title_translation`) and are the same on every run, as
+    nbval's comparison of stored outputs needs.
+
+    Raises
+    ------
+    ValueError
+        If Pygments knows no lexer named ``language``.
+
+    """
+
+    text: str
+    language: str = "cpp"
+    title: str | None = None
+
+    def __post_init__(self) -> None:
+        get_lexer_by_name(self.language)  # fail where the listing is made, not when shown
+
+    def source(self) -> str:
+        """The text, below the title as a comment line."""
+        if not self.title:
+            return self.text
+        title = _title_translation(self.title) if _title_translation else self.title
+        comment = "#" if self.language in HASH_COMMENTS else "//"
+        return f"{comment} {title}\n{self.text}"
+
+    def markdown(self) -> str:
+        """A fenced Markdown code block."""
+        return f"```{self.language}\n{self.source()}\n```"
+
+    def html(self) -> str:
+        """A ``<div>`` of coloured ``<span>`` elements, its styles inline."""
+        return highlight(self.source(), get_lexer_by_name(self.language), _FORMATTER)
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def _repr_pretty_(self, printer: PrettyPrinter, cycle: bool) -> None:
+        printer.text(self.source())
+
+
+def source_block(text: str, language: str = "cpp", title: str | None = None) -> SourceListing:
+    """Show source text coloured, optionally headed by a comment line (:class:`SourceListing`).
+
+    Raises
+    ------
+    ValueError
+        If Pygments knows no lexer named ``language``.
+
+    """
+    return SourceListing(text, language, title)

@@ -18,18 +18,21 @@ import ctypes
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from mishgrad.math.dtypes import as_dtype, dtype_name
+from mishgrad.math.dtypes import as_dtype, as_input, dtype_name
 from mishgrad.math.vector_math import NUMERICS_MODELS
 
-from . import tiling
+from . import isolation, tiling
+from .isolation import KernelError, Watchdog
 from .platforms import DEFAULT_PLATFORM, Platform, platform
+from .source import KERNEL_DIR
+from .twin_abi import TRACE_DTYPE, TilingData, TraceEvent, TwinConfig
+from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
 
 #: aclDataType values of the supported dtypes (CANN runtime, ``acl/acl_base.h``).
@@ -39,135 +42,32 @@ ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
 NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
 
 
-class KernelError(RuntimeError):
-    """The kernel broke a rule of the hardware on the twin; the message names the call.
+def runs_isolated(kernel_dir: Path | None, isolated: bool | None = None) -> bool:
+    """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
-    ``log`` holds what the kernel's ``printf`` and ``DumpTensor`` wrote before it stopped.
+    ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
+    than the repository's ``kernel/``) runs isolated, so that an endless loop or a crash in an
+    edit cannot take the notebook down; the project's own kernel, tested under
+    AddressSanitizer, runs in this process, where its trace and timings cost nothing extra.
     """
-
-    def __init__(self, message: str, log: str = "") -> None:
-        super().__init__(message)
-        self.log = log
-
-
-class TilingData(ctypes.Structure):
-    """``MishGradTilingData`` (kernel/op_kernel/mish_grad_tiling_data.h), field for field."""
-
-    _fields_ = [
-        ("totalLength", ctypes.c_uint64),
-        ("blockDim", ctypes.c_uint32),
-        ("bigCoreNum", ctypes.c_uint32),
-        ("bigCoreLength", ctypes.c_uint64),
-        ("smallCoreLength", ctypes.c_uint64),
-        ("lastCoreLength", ctypes.c_uint64),
-        ("tileLength", ctypes.c_uint32),
-        ("hasTanhx", ctypes.c_uint32),
-        ("bigTileNum", ctypes.c_uint64),
-        ("bigTailLength", ctypes.c_uint64),
-        ("smallTileNum", ctypes.c_uint64),
-        ("smallTailLength", ctypes.c_uint64),
-        ("lastTileNum", ctypes.c_uint64),
-        ("lastTailLength", ctypes.c_uint64),
-    ]
-
-    def as_plan(self) -> tiling.TilingPlan:
-        """The same values as the Python model's :class:`~mishgrad.kernel.tiling.TilingPlan`."""
-        return tiling.TilingPlan(*(getattr(self, name) for name, _ in self._fields_))
-
-    @classmethod
-    def from_plan(cls, plan: tiling.TilingPlan) -> TilingData:
-        """The struct for a plan (e.g. one a notebook modified on purpose)."""
-        return cls(*(getattr(plan, name) for name, _ in cls._fields_))
+    if isolated is not None:
+        return isolated
+    return kernel_dir is not None and Path(kernel_dir).resolve() != KERNEL_DIR.resolve()
 
 
-class TwinConfig(ctypes.Structure):
-    """``MishGradTwinConfig`` (kernel/twin/include/twin/capi.h)."""
-
-    _fields_ = [
-        ("ubBytes", ctypes.c_uint64),
-        ("selectScratchBegin", ctypes.c_uint64),
-        ("hostThreads", ctypes.c_uint32),
-        ("trace", ctypes.c_uint32),
-        ("numerics", ctypes.c_uint32),
-    ]
-
-
-class TraceEvent(ctypes.Structure):
-    """``twin::TraceEvent`` (kernel/twin/include/twin/core.h)."""
-
-    _fields_ = [
-        ("core", ctypes.c_uint32),
-        ("sequence", ctypes.c_uint32),
-        ("op", ctypes.c_char * 24),
-        ("count", ctypes.c_uint64),
-        ("bytes", ctypes.c_uint64),
-        ("dst", ctypes.c_int64),
-        ("src0", ctypes.c_int64),
-        ("src1", ctypes.c_int64),
-        ("gmOffset", ctypes.c_int64),
-    ]
-
-
-#: NumPy view of a TraceEvent array, for tables.
-TRACE_DTYPE: Final = np.dtype(
-    [
-        ("core", np.uint32),
-        ("sequence", np.uint32),
-        ("op", "S24"),
-        ("count", np.uint64),
-        ("bytes", np.uint64),
-        ("dst", np.int64),
-        ("src0", np.int64),
-        ("src1", np.int64),
-        ("gm_offset", np.int64),
-    ]
-)
-
-
-@cache
-def _load(path: Path) -> ctypes.CDLL:
-    library = ctypes.CDLL(str(path))
-    c = ctypes
-    library.mishgrad_tiling.argtypes = [
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.POINTER(TilingData),
-    ]
-    library.mishgrad_tiling.restype = c.c_int32
-    library.mishgrad_twin_launch.argtypes = [
-        c.c_int32,
-        c.c_void_p,
-        c.c_void_p,
-        c.c_void_p,
-        c.c_void_p,
-        c.POINTER(TilingData),
-        c.POINTER(TwinConfig),
-    ]
-    library.mishgrad_twin_launch.restype = c.c_int32
-    floats = c.POINTER(c.c_float)
-    library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
-    library.mishgrad_twin_exp.restype = c.c_int32
-    library.mishgrad_twin_div.argtypes = [floats, floats, floats, c.c_uint64, c.c_uint32]
-    library.mishgrad_twin_div.restype = c.c_int32
-    library.mishgrad_twin_last_error.restype = c.c_char_p
-    library.mishgrad_twin_log.restype = c.c_char_p
-    library.mishgrad_twin_trace_size.restype = c.c_uint64
-    library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
-    library.mishgrad_twin_trace_copy.restype = c.c_uint64
-    return library
-
-
-def library(kernel_dir: Path | None = None) -> ctypes.CDLL:
-    """The twin library for the current sources (built if needed, loaded once per build).
+def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
+    """The twin library with the ``dtype`` kernel, built from ``kernel_dir`` if needed.
 
     ``kernel_dir`` is the ``kernel/`` folder to build from: default the repository's, or a
     learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
+    One dtype per library: an edit to the kernel recompiles one instantiation of it.
     """
-    return _load(build(kernel_spec(root=kernel_dir)))
+    return build(kernel_spec(root=kernel_dir, dtype=dtype))
+
+
+def library(kernel_dir: Path | None = None, dtype: str = "float32") -> ctypes.CDLL:
+    """The twin library of :func:`library_path`, loaded (once per build)."""
+    return _load(library_path(kernel_dir, dtype))
 
 
 def native_tiling(
@@ -179,28 +79,37 @@ def native_tiling(
     select_scratch: bool = True,
     *,
     kernel_dir: Path | None = None,
+    isolated: bool | None = None,
+    dtype: str = "float32",
 ) -> tiling.TilingPlan:
     """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
 
     The arguments are :func:`mishgrad.kernel.tiling.plan`'s (``select_scratch``: whether the
-    platform's Select needs its scratch area, as on Atlas A2).
+    platform's Select needs its scratch area, as on Atlas A2); ``isolated`` as in
+    :func:`run_kernel`; ``dtype`` picks the library (:func:`library_path`) a launch will use.
 
     Raises
     ------
     tiling.TilingError
         With the status the C++ function returned.
+    KernelError
+        If an isolated tiling crashed or did not return.
 
     """
-    data = TilingData()
-    status = library(kernel_dir).mishgrad_tiling(
+    arguments = (
         total_length,
         dtype_size,
         int(has_tanhx),
         ub_reported,
         core_count,
         int(select_scratch),
-        ctypes.byref(data),
     )
+    if runs_isolated(kernel_dir, isolated):
+        status, raw = isolation.tiling(library_path(kernel_dir, dtype), arguments)
+        data = TilingData.from_buffer_copy(raw)
+    else:
+        data = TilingData()
+        status = library(kernel_dir, dtype).mishgrad_tiling(*arguments, ctypes.byref(data))
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
     return data.as_plan()
@@ -283,7 +192,7 @@ def numerics_model(numerics: str | None = None) -> str:
 
 
 def _contiguous(name: str, array: npt.ArrayLike, dtype: np.dtype, size: int) -> np.ndarray:
-    array = np.asarray(array)
+    array = as_input(array)
     if array.dtype != dtype:
         raise ValueError(f"{name} has dtype {array.dtype}, x has {dtype}; they must match")
     if array.size != size:
@@ -304,6 +213,8 @@ def run_kernel(
     out: np.ndarray | None = None,
     numerics: str | None = None,
     kernel_dir: Path | None = None,
+    isolated: bool | None = None,
+    watchdog: Watchdog | None = None,
 ) -> KernelRun:
     """Run the MishGrad kernel on the CPU twin.
 
@@ -312,6 +223,7 @@ def run_kernel(
     grad, x, tanhx
         Arrays of one dtype (float32, float16 or bfloat16) and one size (no broadcasting
         here: that is the aclnn layer's job). ``tanhx`` selects the kernel's tanhx branch.
+        Any byte order; lists become float32 (:func:`mishgrad.math.dtypes.as_input`).
     on
         The platform whose UB size and core count the tiling plans for.
     cores
@@ -330,18 +242,24 @@ def run_kernel(
     kernel_dir
         The ``kernel/`` folder to build the twin from (default: the repository's; a
         scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
+    isolated
+        Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of
+        ``kernel/``, not for the repository's own (:func:`runs_isolated`).
+    watchdog
+        When an isolated launch that does not finish is stopped (default: :class:`Watchdog`).
 
     Raises
     ------
     KernelError
-        If the kernel breaks a hardware rule (the message names the AscendC call).
+        If the kernel breaks a hardware rule (the message names the AscendC call), or, run
+        isolated, crashes, stalls or runs out of time (the message says which).
     ValueError
         For mismatched dtypes or sizes, unsupported dtypes, an empty input or an unknown
         numerics model.
 
     """
     model = NUMERICS_MODELS.index(numerics_model(numerics))
-    x = np.asarray(x)
+    x = as_input(x)
     dtype = as_dtype(x.dtype)
     if x.size == 0:
         raise ValueError("x is empty: the kernel is never launched for empty tensors")
@@ -350,6 +268,7 @@ def run_kernel(
     tanhx_flat = None if tanhx is None else _contiguous("tanhx", tanhx, dtype, x.size)
     chip = platform(on)
     core_count = chip.vector_cores if cores is None else cores
+    isolate = runs_isolated(kernel_dir, isolated)
     if plan is None:
         plan = native_tiling(
             x.size,
@@ -359,6 +278,8 @@ def run_kernel(
             core_count,
             chip.select_uses_scratch,
             kernel_dir=kernel_dir,
+            isolated=isolate,
+            dtype=dtype_name(dtype),
         )
     if out is None:
         out = np.empty_like(x_flat)
@@ -371,9 +292,26 @@ def run_kernel(
         int(trace),
         model,
     )
-    lib = library(kernel_dir)
+    code = ACL_DTYPES[dtype_name(dtype)]
+    if isolate:
+        arrays = {"grad": grad_flat, "x": x_flat, "tanhx": tanhx_flat}
+        flat_out = out.reshape(-1)
+        status, error, log, raw = isolation.launch(
+            library_path(kernel_dir, dtype_name(dtype)),
+            code,
+            arrays,
+            flat_out,
+            TilingData.from_plan(plan),
+            config,
+            watchdog or Watchdog(),
+        )
+        if status != 0:
+            raise KernelError(error, log)
+        events = np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
+        return KernelRun(out.reshape(x.shape), plan, events, log)
+    lib = library(kernel_dir, dtype_name(dtype))
     status = lib.mishgrad_twin_launch(
-        ACL_DTYPES[dtype_name(dtype)],
+        code,
         grad_flat.ctypes.data,
         x_flat.ctypes.data,
         None if tanhx_flat is None else tanhx_flat.ctypes.data,

@@ -46,6 +46,21 @@ def as_dtype(dtype: npt.DTypeLike | str) -> np.dtype:
     return resolved
 
 
+def as_input(value: npt.ArrayLike) -> np.ndarray:
+    """An operator input as a NumPy array in the machine's byte order, values unchanged.
+
+    Every entry point of the operator (the twin, the NumPy model, the aclnn call) takes its
+    tensors through this, so they all treat unusual inputs alike. An array keeps its dtype; a
+    non-native byte order (``>f4`` on a little-endian host) is converted, not reinterpreted.
+    Python numbers and lists become float32, the dtype a float literal has in the operator's
+    world; pass a NumPy array to choose float16 or bfloat16.
+    """
+    if isinstance(value, np.ndarray | np.generic):
+        array = np.asarray(value)
+        return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+    return np.asarray(value, dtype=np.float32)
+
+
 def dtype_name(dtype: npt.DTypeLike) -> str:
     """The short name of ``dtype`` (``"bfloat16"`` rather than ml_dtypes' repr)."""
     return as_dtype(dtype).name

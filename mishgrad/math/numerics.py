@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import vector_math
-from .dtypes import as_dtype, float32
+from .dtypes import as_dtype, as_input, float32
 
 #: The largest finite float32. Clamping x to +-FLT_MAX in the product term turns
 #: ``inf * 0`` (NaN) into ``FLT_MAX * 0 = 0`` so that d(+inf) = 1 and d(-inf) = 0.
@@ -382,8 +382,8 @@ def mish_backward(
         If the dtypes differ or are not supported, or the shapes do not broadcast.
 
     """
-    grad, x = np.asarray(grad), np.asarray(x)
-    tensors = {"grad": grad} if tanhx is None else {"grad": grad, "tanhx": np.asarray(tanhx)}
+    grad, x = as_input(grad), as_input(x)
+    tensors = {"grad": grad} if tanhx is None else {"grad": grad, "tanhx": as_input(tanhx)}
     for name, tensor in tensors.items():
         if tensor.dtype != x.dtype:
             raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")

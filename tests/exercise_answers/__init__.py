@@ -26,8 +26,5 @@ class Case:
 
 
 def replace_in(scratch: ScratchKernel, relative: str, old: str, new: str) -> None:
-    """Edit one file of a scratch kernel, as a learner would in the editor."""
-    path = scratch.file(relative)
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} must occur once in {relative}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    """Edit one file of a scratch kernel, as a learner does from the notebook."""
+    scratch.replace(relative, old, new)

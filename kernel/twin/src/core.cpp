@@ -17,6 +17,10 @@ thread_local CoreContext* tCurrent = nullptr;
 // while they run, so the cores read it without a lock.
 std::vector<GmRegion> gRegions;
 
+// The progress board (SetProgressBoard): written by each core into its own slot only.
+ProgressSlot* gProgress = nullptr;
+uint32_t gProgressCount = 0;
+
 // Bytes a fresh UB holds: all ones, a NaN in every float format, so that a kernel which
 // computes on data it never copied in shows NaN instead of plausible zeros.
 constexpr uint8_t kUbFill = 0xFF;
@@ -49,10 +53,23 @@ const GmRegion* FindRegion(const void* address, uint64_t bytes)
     return nullptr;
 }
 
+void SetProgressBoard(ProgressSlot* slots, uint32_t count)
+{
+    gProgress = slots;
+    gProgressCount = slots == nullptr ? 0 : count;
+}
+
 void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t src0, int64_t src1,
             int64_t gmOffset)
 {
     CoreContext& core = Current();
+    if (core.blockIdx < gProgressCount) {
+        // Another process reads the slot while this core runs: the name first, then the count
+        // (release), so a reader that sees the new count sees the new name.
+        ProgressSlot& slot = gProgress[core.blockIdx];
+        std::strncpy(slot.op, op, sizeof(slot.op) - 1);
+        __atomic_store_n(&slot.calls, slot.calls + 1, __ATOMIC_RELEASE);
+    }
     if (!core.tracing) {
         return;
     }

@@ -10,9 +10,12 @@
 #include "twin/capi.h"
 #include "twin/runtime.h"
 
-// The kernel entry, compiled once per dtype (see kernel/op_kernel/mish_grad.cpp).
-#define MISHGRAD_ENTRY(name) \
-    extern "C" void name(uint8_t* grad, uint8_t* x, uint8_t* tanhx, uint8_t* xGrad, uint8_t* workspace, uint8_t* tiling)
+// The kernel entry, compiled once per dtype (see kernel/op_kernel/mish_grad.cpp). Weak: a
+// library built for one dtype (what mishgrad.kernel.twin.run_kernel needs, so that an edit
+// recompiles one instantiation) leaves the others null.
+#define MISHGRAD_ENTRY(name)                                                                                \
+    extern "C" __attribute__((weak)) void name(uint8_t* grad, uint8_t* x, uint8_t* tanhx, uint8_t* xGrad, \
+                                               uint8_t* workspace, uint8_t* tiling)
 MISHGRAD_ENTRY(mish_grad_float);
 MISHGRAD_ENTRY(mish_grad_half);
 MISHGRAD_ENTRY(mish_grad_bfloat16);
@@ -66,11 +69,12 @@ int32_t Finish(int32_t status, const std::string& error, std::vector<twin::Trace
 bool EntryFor(int32_t dtype, Entry* entry, uint32_t* size)
 {
     switch (dtype) {
-        case 0: *entry = mish_grad_float; *size = 4; return true;
-        case 1: *entry = mish_grad_half; *size = 2; return true;
-        case 27: *entry = mish_grad_bfloat16; *size = 2; return true;
+        case 0: *entry = mish_grad_float; *size = 4; break;
+        case 1: *entry = mish_grad_half; *size = 2; break;
+        case 27: *entry = mish_grad_bfloat16; *size = 2; break;
         default: return false;
     }
+    return *entry != nullptr;
 }
 
 }  // namespace
@@ -144,7 +148,9 @@ extern "C" int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const v
     uint32_t size = 0;
     if (!EntryFor(dtype, &launch.entry, &size)) {
         return Finish(kTwinBadArgument,
-                      "dtype " + std::to_string(dtype) + " is not float (0), float16 (1) or bfloat16 (27)");
+                      "dtype " + std::to_string(dtype) +
+                          " is not float (0), float16 (1) or bfloat16 (27), or this library was built "
+                          "without its kernel");
     }
     if (grad == nullptr || x == nullptr || xGrad == nullptr || tiling == nullptr || config == nullptr) {
         return Finish(kTwinBadArgument, "grad, x, xGrad, tiling and config must not be null");
@@ -198,6 +204,11 @@ extern "C" int32_t mishgrad_twin_div(const float* a, const float* b, float* out,
         out[i] = twin::ModelDiv(a[i], b[i], static_cast<twin::Numerics>(numerics));
     }
     return kTwinOk;
+}
+
+extern "C" void mishgrad_twin_set_progress(twin::ProgressSlot* slots, uint32_t count)
+{
+    twin::SetProgressBoard(slots, count);
 }
 
 extern "C" const char* mishgrad_twin_last_error(void)

@@ -7,11 +7,13 @@ expected answer, on tensors no cell of the notebook prints.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from mishgrad import aclnn
+from mishgrad.kernel import isolation
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
@@ -179,14 +181,20 @@ def check_pool_offset(answer: object) -> Verdict:
     return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
 
 
+def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
+    """Phase 1's statuses for 9 and 10 dimensions on the twin built from a copy of kernel/."""
+    with aclnn.Session(aclnn.twin_backend(Path(kernel_dir))) as session:
+        return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
+
+
 def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
     if answer is None:
         return UNANSWERED
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
-    with aclnn.Session(aclnn.twin_backend(scratch.path)) as session:
-        statuses = tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
+    # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
+    statuses = isolation.call(_statuses_of_copy, str(scratch.path))
     if statuses[0] != 0:
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(

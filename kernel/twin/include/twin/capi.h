@@ -47,6 +47,10 @@ int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, con
 int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics);
 int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n, uint32_t numerics);
 
+// Publishes each core's AscendC calls into `slots` (count of them) during later launches, for
+// a watchdog in another process (twin::ProgressSlot); nullptr stops it.
+void mishgrad_twin_set_progress(twin::ProgressSlot* slots, uint32_t count);
+
 // The message of the last failed launch ("" after a successful one).
 const char* mishgrad_twin_last_error(void);
 

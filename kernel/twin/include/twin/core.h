@@ -82,7 +82,20 @@ struct GmRegion {
 // The registered region that contains [address, address + bytes), or nullptr.
 const GmRegion* FindRegion(const void* address, uint64_t bytes);
 
-// Appends an event to the current core's trace when tracing is on.
+// Where each core's progress is published while a launch runs: one slot per core, in memory
+// another process may read (the isolated runner's watchdog). After a crash or a hang, the
+// slots say which AscendC call each core made last.
+struct ProgressSlot {
+    uint64_t calls;  // AscendC calls the core has made in this launch
+    char op[24];     // the last one's name
+};
+
+// Publishes progress into `slots` (one per core index below `count`) from now on; nullptr
+// stops it.
+void SetProgressBoard(ProgressSlot* slots, uint32_t count);
+
+// Appends an event to the current core's trace when tracing is on, and publishes the call on
+// the progress board when there is one.
 void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t src0 = -1,
             int64_t src1 = -1, int64_t gmOffset = -1);
 
