@@ -18,7 +18,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sani
 # pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
 TEST_WORKERS ?= -n auto --dist loadfile
 
-.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check ut gtest site browser test-site clean
+.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check opsnn-check ut gtest site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
@@ -29,6 +29,7 @@ help:
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
 	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
 	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
+	@echo "make opsnn-check run ops-nn's own build.sh on kernel/ (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test)"
 	@echo "make ut         the operator's ops-nn-format unit tests (kernel/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
@@ -129,6 +130,19 @@ example: $(STAMP)
 # without it, the CANN at ASCEND_HOME_PATH (plus OPBASE_SOURCE_PATH and OPS_NN_DIR).
 cann-check: $(STAMP)
 	$(BIN)/python tools/cann_check/check.py
+
+# ops-nn's own build.sh on kernel/, offline: OPSNN_CHECK is a kit folder (check.sh and
+# kit.tar.xz: a trimmed ops-nn with stand-ins for CANN's closed tools), an input like
+# CANN_HEADERS and never committed. OPSNN_ARGS=--self-test also plants operator faults that must
+# fail. Its README says what it checks and what it cannot.
+OPSNN_CHECK ?=
+OPSNN_ARGS ?=
+
+opsnn-check:
+	@if [ ! -f "$(OPSNN_CHECK)/check.sh" ]; then \
+		echo "make opsnn-check needs the kit: OPSNN_CHECK=<folder with check.sh and kit.tar.xz>" >&2; \
+		exit 2; fi
+	bash "$(OPSNN_CHECK)/check.sh" $(OPSNN_ARGS) "$(CURDIR)"
 
 # The site: Sphinx + myst-nb over the notebooks' stored outputs (nothing is executed), MathJax
 # copied from a pinned package, so it builds and renders offline. Warnings are errors.

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -130,3 +131,14 @@ def test_notebook_opens_with_goals_and_ends_with_exercises(path):
         assert heading in opening, f"{path.name} opening lacks '{heading}'"
     text = "\n".join(markdown)
     assert "Summary" in text and "Exercise" in text
+
+
+def test_opsnn_check_without_its_kit_says_what_it_needs(tmp_path):
+    result = subprocess.run(
+        ["make", "-s", "opsnn-check", f"OPSNN_CHECK={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2 and "needs the kit: OPSNN_CHECK=" in result.stderr
