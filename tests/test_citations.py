@@ -75,7 +75,8 @@ def _missing(where: str, text: str) -> list[str]:
     prose = source.endswith((".md", ".ipynb"))
     for paragraph in re.split(r"\n\s*\n", text):
         for line in paragraph.splitlines():
-            if FORBIDDEN.search(line) and "CANN_HEADERS=" not in line:
+            # CI hands its inputs over by path (the headers, the ops-nn kit): that is no citation
+            if FORBIDDEN.search(line) and not re.search(r"\b(CANN_HEADERS|OPSNN_CHECK)=", line):
                 problems.append(f"{where}: cites a document readers lack: {line.strip()[:120]}")
         for match in PATH.finditer(paragraph):
             path = match.group(1).rstrip(".")
