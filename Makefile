@@ -18,7 +18,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sani
 # pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
 TEST_WORKERS ?= -n auto --dist loadfile
 
-.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check opsnn-check ut gtest site browser test-site clean
+.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
@@ -52,10 +52,18 @@ lab: $(STAMP)
 		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # lint-imports: the package's layers and acyclic imports (the contracts in pyproject.toml).
-lint: $(STAMP)
+lint: $(STAMP) shellcheck
 	$(BIN)/ruff check mishgrad tests bench notebooks docs tools kernel/tests
 	$(BIN)/ruff format --check mishgrad tests bench notebooks docs tools kernel/tests
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python tools/shell_check.py
+
+# ShellCheck for the shell scripts and the workflows' run blocks (tools/shell_check.py):
+# Debian's shellcheck, installed when missing (as root, or through sudo), like gtest below.
+shellcheck:
+	@if ! command -v shellcheck >/dev/null; then \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends shellcheck; fi
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs tools kernel/tests

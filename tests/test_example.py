@@ -10,6 +10,7 @@ libraries, on a stand-in CANN tree whose headers and libraries are the twin's.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -24,6 +25,12 @@ from mishgrad.math import errors, oracle
 
 REPO = Path(__file__).resolve().parent.parent
 RUN_SH = REPO / "kernel" / "examples" / "run.sh"
+# tools/ is not a package: load the ShellCheck runner from its file, as test_setup does.
+_SHELL_CHECK = importlib.util.spec_from_file_location(
+    "shell_check", REPO / "tools" / "shell_check.py"
+)
+shell_check = importlib.util.module_from_spec(_SHELL_CHECK)
+_SHELL_CHECK.loader.exec_module(shell_check)
 CANN_SET_ENV = (
     Path("/usr/local/Ascend/cann/set_env.sh"),
     Path("/usr/local/Ascend/ascend-toolkit/set_env.sh"),
@@ -167,3 +174,65 @@ def test_run_sh_without_the_package_stops_instead_of_using_cann_s_operator(tmp_p
     assert "operator package is not installed" in result.stderr
     assert "--ops=mish_grad --vendor_name=mishgrad" in result.stderr
     assert "MISHGRAD_BACKEND=ascend-builtin" in result.stderr
+
+
+# CANN's set_env.sh reads variables that may be unset: under `set -u` it would stop the script.
+STAND_IN_SET_ENV = """\
+if [ -n "$MISHGRAD_SURELY_UNSET_VARIABLE" ]; then echo unexpected; fi
+export ASCEND_HOME_PATH={home}
+export LD_LIBRARY_PATH={home}/lib64:$LD_LIBRARY_PATH
+"""
+
+
+def stand_in_set_env(folder: Path, home: Path) -> Path:
+    set_env = folder / "set_env.sh"
+    set_env.write_text(STAND_IN_SET_ENV.format(home=home))
+    return set_env
+
+
+def test_run_sh_sources_a_set_env_that_reads_unset_variables(tmp_path):
+    cann = stand_in_cann(tmp_path, vendor=True)
+    set_env = stand_in_set_env(tmp_path, cann)
+    result = run(
+        ["bash", str(RUN_SH)],
+        CANN_SET_ENV=str(set_env),
+        MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
+        LD_LIBRARY_PATH="",
+    )
+    assert f"run.sh: sourcing {set_env}" in result.stdout, result.stderr
+    assert result.stdout.splitlines()[-1].startswith(f"run.sh: aclnnMishBackward served by {cann}")
+    missing = run(["bash", str(RUN_SH)], CANN_SET_ENV=str(tmp_path / "nowhere.sh"))
+    assert missing.returncode == 1 and "CANN_SET_ENV=" in missing.stderr
+
+
+def test_every_workflow_block_sources_set_env_before_set_u(tmp_path):
+    blocks = [
+        body
+        for workflow in sorted((REPO / ".github" / "workflows").glob("*.yml"))
+        for _, body in shell_check.run_blocks(workflow)
+        if "set_env.sh" in body
+    ]
+    assert blocks, "the Ascend workflow sources CANN's set_env.sh"
+    home = tmp_path / "cann"
+    set_env = stand_in_set_env(tmp_path, home)
+    for body in blocks:
+        lines = body.splitlines()
+        sourced = next(i for i, line in enumerate(lines) if "set_env.sh" in line)
+        # the block up to its source line, or to its `set -eu...` if that comes later
+        upto = max(sourced, next((i for i, ln in enumerate(lines) if "set -eu" in ln), sourced))
+        prefix = "\n".join(lines[: upto + 1])
+        for path in (
+            "/usr/local/Ascend/cann/set_env.sh",
+            "/usr/local/Ascend/ascend-toolkit/set_env.sh",
+        ):
+            prefix = prefix.replace(path, str(set_env))
+        script = tmp_path / "block.sh"
+        script.write_text(prefix + '\necho "home=$ASCEND_HOME_PATH"\n')
+        result = run(["bash", str(script)])
+        assert result.returncode == 0 and f"home={home}" in result.stdout, (prefix, result.stderr)
+
+
+def test_shell_check_finds_a_planted_fault(tmp_path):
+    script = tmp_path / "bad.sh"
+    script.write_text("#!/usr/bin/env bash\nfolder=$1\nrm -rf $folder/build\n")
+    assert "SC2086" in shell_check.shellcheck(script)  # an unquoted variable

@@ -11,8 +11,10 @@
 # tree built from the CPU twin. Please report what breaks on a real host.
 #
 # Where things come from (CANN 8.x layout):
-#   environment  $ASCEND_HOME_PATH if set (set_env.sh already sourced), else the first of
-#                /usr/local/Ascend/cann/set_env.sh and /usr/local/Ascend/ascend-toolkit/set_env.sh
+#   environment  $ASCEND_HOME_PATH if set (set_env.sh already sourced), else $CANN_SET_ENV if
+#                set, else the first of /usr/local/Ascend/cann/set_env.sh and
+#                /usr/local/Ascend/ascend-toolkit/set_env.sh (sourced with `set -u` off: it reads
+#                variables that may be unset)
 #   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/README.md):
 #                $ASCEND_HOME_PATH/opp/vendors/mishgrad_nn/op_api/{include,lib/libcust_opapi.so};
 #                without it the script stops and says how to build and install it.
@@ -41,8 +43,10 @@ if [[ -n "${ASCEND_HOME_PATH:-}" ]]; then
     [[ -d "$ASCEND_HOME_PATH" ]] || die "ASCEND_HOME_PATH=$ASCEND_HOME_PATH is not a directory"
     echo "run.sh: using the CANN environment already set up (ASCEND_HOME_PATH=$ASCEND_HOME_PATH)"
 else
+    [[ -z "${CANN_SET_ENV:-}" || -f "$CANN_SET_ENV" ]] || die "CANN_SET_ENV=$CANN_SET_ENV is not a file"
     set_env=""
-    for candidate in /usr/local/Ascend/cann/set_env.sh /usr/local/Ascend/ascend-toolkit/set_env.sh; do
+    for candidate in ${CANN_SET_ENV:+"$CANN_SET_ENV"} /usr/local/Ascend/cann/set_env.sh \
+        /usr/local/Ascend/ascend-toolkit/set_env.sh; do
         if [[ -f "$candidate" ]]; then
             set_env="$candidate"
             break
