@@ -126,9 +126,8 @@ def print_tanhx(results: dict[str, accuracy.TanhxResult]) -> None:
 def within_one_ulp() -> None:
     """The share within 1 ULP, uniform[-20, 20] and every float32, beside PyTorch's formula."""
     uniform = accuracy.within_1ulp_uniform()
-    stored = exhaustive_report.load()
-    entries = {f"kernel, {m}": e for m, e in stored["models"].items()}
-    entries[accuracy.PYTORCH] = stored.get("references", {}).get("pytorch")
+    entries = exhaustive_report.entries(exhaustive_report.load())
+    entries[accuracy.PYTORCH] = entries.pop("pytorch", None)
     print("\nfloat32: % of results within 1 ULP of the correctly rounded d")
     print(f"  {'d computed by':30s} {'uniform[-20, 20]':>17s} {'every float32 (finite)':>23s}")
     for name, share in uniform.items():

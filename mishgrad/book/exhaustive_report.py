@@ -89,11 +89,15 @@ def finite_within_1ulp_pct(entry: dict[str, Any]) -> float:
     )
 
 
+def entries(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The result file's entries by what computed d: ``kernel, <model>``, then each reference."""
+    named = {f"kernel, {model}": entry for model, entry in results["models"].items()}
+    return named | results.get("references", {})
+
+
 def within_1ulp_table(results: dict[str, Any]) -> str:
     """Markdown table: the share within 1 ULP over all finite x, per model and reference."""
-    entries = {f"kernel, {model}": entry for model, entry in results["models"].items()}
-    entries.update(results.get("references", {}))
-    rows = [[name, _number(finite_within_1ulp_pct(e), 6)] for name, e in entries.items()]
+    rows = [[name, _number(finite_within_1ulp_pct(e), 6)] for name, e in entries(results).items()]
     return table(rows, ["d computed by", "% within 1 ULP, all finite x"]).data
 
 

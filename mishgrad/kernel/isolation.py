@@ -117,7 +117,9 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
             memories[role] = _attach(name)
         pointers = {role: _address(memory, buffers) for role, memory in memories.items()}
         board = memories["progress"]
-        library.mishgrad_twin_set_progress(pointers["progress"], board.size // 32)
+        library.mishgrad_twin_set_progress(
+            pointers["progress"], board.size // PROGRESS_DTYPE.itemsize
+        )
         try:
             status = library.mishgrad_twin_launch(
                 request["dtype"],

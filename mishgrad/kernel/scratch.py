@@ -133,8 +133,13 @@ def _files(root: Path) -> set[str]:
     }
 
 
+def _left_out(name: str) -> bool:
+    """What a copy leaves out of ``kernel/``: bytecode caches and hidden files."""
+    return name == "__pycache__" or name.startswith(".")
+
+
 def _ignored(relative: Path) -> bool:
-    return any(part == "__pycache__" or part.startswith(".") for part in relative.parts)
+    return any(_left_out(part) for part in relative.parts)
 
 
 def _same(copy: Path, original: Path) -> bool:
@@ -157,7 +162,7 @@ def _copy(destination: Path) -> None:
     # Copied beside the destination, then renamed: a second process never sees half a copy.
     partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(KERNEL_DIR, partial, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    shutil.copytree(KERNEL_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
     try:
         partial.rename(destination)
     except OSError:  # another process made the copy first: keep theirs

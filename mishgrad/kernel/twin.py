@@ -104,12 +104,18 @@ def native_tiling(
         core_count,
         int(select_scratch),
     )
-    if runs_isolated(kernel_dir, isolated):
-        status, raw = isolation.tiling(library_path(kernel_dir, dtype), arguments)
+    path = library_path(kernel_dir, dtype)
+    return _tiling(path, arguments, runs_isolated(kernel_dir, isolated))
+
+
+def _tiling(path: Path, arguments: tuple[int, ...], isolate: bool) -> tiling.TilingPlan:
+    """``mishgrad_tiling(*arguments)`` of the library at ``path``, here or in the worker."""
+    if isolate:
+        status, raw = isolation.tiling(path, arguments)
         data = TilingData.from_buffer_copy(raw)
     else:
         data = TilingData()
-        status = library(kernel_dir, dtype).mishgrad_tiling(*arguments, ctypes.byref(data))
+        status = _load(path).mishgrad_tiling(*arguments, ctypes.byref(data))
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
     return data.as_plan()
@@ -269,18 +275,17 @@ def run_kernel(
     chip = platform(on)
     core_count = chip.vector_cores if cores is None else cores
     isolate = runs_isolated(kernel_dir, isolated)
+    path = library_path(kernel_dir, dtype_name(dtype))  # built once, for tiling and launch
     if plan is None:
-        plan = native_tiling(
+        arguments = (
             x.size,
             dtype.itemsize,
-            tanhx is not None,
+            int(tanhx is not None),
             chip.ub_reported,
             core_count,
-            chip.select_uses_scratch,
-            kernel_dir=kernel_dir,
-            isolated=isolate,
-            dtype=dtype_name(dtype),
+            int(chip.select_uses_scratch),
         )
+        plan = _tiling(path, arguments, isolate)
     if out is None:
         out = np.empty_like(x_flat)
     elif out.dtype != dtype or out.size != x.size or not out.flags.c_contiguous:
@@ -297,7 +302,7 @@ def run_kernel(
         arrays = {"grad": grad_flat, "x": x_flat, "tanhx": tanhx_flat}
         flat_out = out.reshape(-1)
         status, error, log, raw = isolation.launch(
-            library_path(kernel_dir, dtype_name(dtype)),
+            path,
             code,
             arrays,
             flat_out,
@@ -309,7 +314,7 @@ def run_kernel(
             raise KernelError(error, log)
         events = np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
         return KernelRun(out.reshape(x.shape), plan, events, log)
-    lib = library(kernel_dir, dtype_name(dtype))
+    lib = _load(path)
     status = lib.mishgrad_twin_launch(
         code,
         grad_flat.ctypes.data,
