@@ -84,7 +84,7 @@ def test_two_processes_building_at_once_both_get_a_whole_library(kernel_copy, ca
         "import sys; from pathlib import Path; from mishgrad.kernel import twin_build; "
         "print(twin_build.build(twin_build.kernel_spec(root=Path(sys.argv[1]))))"
     )
-    env = {**os.environ, "MISHGRAD_CACHE": str(cache)}
+    env = {**os.environ, "MISHGRAD_CACHE": str(cache), "MISHGRAD_BUILD_PROGRESS": "0"}
     builders = [
         subprocess.Popen(
             [sys.executable, "-c", script, str(kernel_copy)],
@@ -154,8 +154,10 @@ def test_a_populated_cache_works_without_a_compiler(tiny, cache, monkeypatch):
 
 
 def test_cxx_may_carry_arguments_and_must_be_a_compiler(tiny, cache, monkeypatch):
+    plain = twin_build.build(tiny)
     monkeypatch.setenv("CXX", "g++ -O0")
     assert answer(twin_build.build(tiny)) == 42
+    assert twin_build.build(tiny) != plain  # the arguments are part of what names a build
     monkeypatch.setenv("CXX", "/bin/true")
     with pytest.raises(twin_build.TwinBuildError, match="is CXX a C\\+\\+ compiler"):
         twin_build.build(tiny)

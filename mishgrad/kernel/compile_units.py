@@ -3,8 +3,8 @@
 An edit to one kernel file should recompile only the units that include it. Each unit's
 object is kept under ``<cache>/objects/<identity>/<content>.o``:
 
-- the *identity* hashes what names the unit: the compiler (its version), the flags and the
-  source's path;
+- the *identity* hashes what names the unit: the compiler (its command and version), the
+  flags and the source's path;
 - the *content* hashes every file the unit read the last time it was compiled (the
   compiler's own dependency list, ``-MMD``), so a changed header changes it.
 
@@ -95,7 +95,9 @@ class ObjectCache:
 
     def _folder(self, unit: Unit) -> Path:
         source, extra = unit
-        return self.root / _digest(self.version, repr(self.flags), repr(extra), str(source))
+        # The command too: CXX may carry flags that change the object (``g++ -O0``).
+        identity = (repr(self.compiler), self.version, repr(self.flags), repr(extra), str(source))
+        return self.root / _digest(*identity)
 
     def cached(self, unit: Unit) -> Path | None:
         """The unit's object, if its recorded files still hash as they did."""

@@ -51,6 +51,9 @@ _FLAVOURS: Final = {
 _COMMON_FLAGS: Final = ["-std=c++17", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"]
 # Every float operation rounded on its own, as the vector unit does: no fused multiply-add.
 _FP_FLAGS: Final = ["-ffp-contract=off", "-fno-fast-math"]
+# A null dereference in a learner's edit must fault (and be reported as SIGSEGV by the isolated
+# runner), not let the optimizer treat the path as unreachable and run on into other code.
+_NULL_FLAGS: Final = ["-fno-delete-null-pointer-checks", "-fno-isolate-erroneous-paths-dereference"]
 #: The twin sources any kernel needs besides its own: virtual cores, and how Exp and Div round.
 RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
 _KERNEL_TYPES: Final = {"float": "float", "half": "half", "bfloat16": "bfloat16_t"}
@@ -112,7 +115,7 @@ class BuildSpec:
     def flags(self) -> list[str]:
         """Compiler flags shared by every translation unit."""
         includes = [f"-I{path}" for path in self.include_dirs]
-        return [*_COMMON_FLAGS, *_FP_FLAGS, *_FLAVOURS[self.flavour], *includes]
+        return [*_COMMON_FLAGS, *_FP_FLAGS, *_NULL_FLAGS, *_FLAVOURS[self.flavour], *includes]
 
     def files(self) -> list[Path]:
         """Every file that can affect the build: the sources and all headers they may include."""
@@ -130,7 +133,9 @@ class BuildSpec:
 
     def folder(self, compiler: Sequence[str]) -> str:
         """The cache folder's name: the sources' hash with the compiler's version."""
-        digest = hashlib.sha256(_compiler_version(tuple(compiler)).encode())
+        # The command with its version: CXX may carry flags that change the build.
+        digest = hashlib.sha256(repr(list(compiler)).encode())
+        digest.update(_compiler_version(tuple(compiler)).encode())
         digest.update(self.sources_digest().encode())
         return f"{self.name}-{self.flavour}-{digest.hexdigest()[:20]}"
 
