@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mishgrad import aclnn
+from mishgrad.aclnn import provenance
 from mishgrad.aclnn import session as session_module
 from mishgrad.kernel import source, twin
 from mishgrad.math import errors, numerics, oracle
@@ -188,19 +189,20 @@ def test_empty_tensors_succeed_with_no_workspace(session):
 def test_workspace_is_exactly_what_the_plan_needs(twin_session):
     session = twin_session
     n = 1000
+    stamp = provenance.STAMP_WORDS * 4  # the kernel's own workspace, for its stamp
     contiguous = [session.tensor(floats(n)) for _ in range(3)]
-    assert aclnn.get_workspace_size(session, *contiguous).workspace_size == 0
+    assert aclnn.get_workspace_size(session, *contiguous).workspace_size == stamp
     half_grad = [
         session.tensor(floats(n, dtype=np.float16)),
         session.tensor(floats(n)),
         session.tensor(floats(n)),
     ]
     assert (
-        aclnn.get_workspace_size(session, *half_grad).workspace_size == 4000
+        aclnn.get_workspace_size(session, *half_grad).workspace_size == 4000 + stamp
     )  # grad widened to float32
     everything = [session.tensor(floats(n, dtype=np.float16)), session.tensor(floats(1)),
                   session.tensor(floats(n, dtype=np.float16))]  # fmt: skip
-    assert aclnn.get_workspace_size(session, *everything).workspace_size == 3 * 4000
+    assert aclnn.get_workspace_size(session, *everything).workspace_size == 3 * 4000 + stamp
 
 
 def test_a_smaller_or_missing_workspace_is_refused(twin_session):
@@ -216,7 +218,7 @@ def test_a_smaller_or_missing_workspace_is_refused(twin_session):
     )
     assert (
         status == 161002
-        and "smaller than the 416 bytes" in session.lib.aclGetRecentErrMsg().decode()
+        and "smaller than the 448 bytes" in session.lib.aclGetRecentErrMsg().decode()
     )
     status = session.lib.aclnnMishBackward(
         None, phase1.workspace_size, phase1.executor, session.stream
@@ -228,7 +230,7 @@ def test_a_smaller_or_missing_workspace_is_refused(twin_session):
     )
     assert (
         status == 161002
-        and "not 416 bytes of device memory" in session.lib.aclGetRecentErrMsg().decode()
+        and "not 448 bytes of device memory" in session.lib.aclGetRecentErrMsg().decode()
     )
     assert aclnn.run(session, phase1) == 0  # the executor is still usable after refusals
 
@@ -249,7 +251,10 @@ def test_freeing_an_input_early_surfaces_at_synchronize(twin_session):
     phase1 = aclnn.get_workspace_size(session, *tensors)
     session.free(tensors[0].address)
     tensors[0].address = None
-    status = session.lib.aclnnMishBackward(None, 0, phase1.executor, session.stream)
+    workspace = session.malloc(phase1.workspace_size)
+    status = session.lib.aclnnMishBackward(
+        workspace, phase1.workspace_size, phase1.executor, session.stream
+    )
     assert status == 0  # the task is accepted ...
     with pytest.raises(aclnn.AclError, match="freed before aclnnMishBackward ran") as caught:
         session.synchronize()  # ... and fails where the hardware reports it

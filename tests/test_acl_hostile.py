@@ -179,6 +179,8 @@ def test_storage_freed_and_allocated_again_is_caught():
         size, executor = ctypes.c_uint64(), ctypes.c_void_p()
         args = (tensor, tensor, tensor, ctypes.byref(size), ctypes.byref(executor))
         assert lib.aclnnMishBackwardGetWorkspaceSize(*args) == 0
+        workspace = ctypes.c_void_p()
+        assert lib.aclrtMalloc(ctypes.byref(workspace), size.value, 0) == 0
         assert lib.aclrtFree(storage) == 0
         # In a quiet heap glibc soon hands a freed 4 KB block out again: the tensor now
         # points into a new allocation, which only the allocation's generation tells apart.
@@ -187,7 +189,7 @@ def test_storage_freed_and_allocated_again_is_caught():
             block = ctypes.c_void_p()
             assert lib.aclrtMalloc(ctypes.byref(block), 4096, 0) == 0
             again.append(block.value)
-        queued = lib.aclnnMishBackward(None, 0, executor, stream)
+        queued = lib.aclnnMishBackward(workspace, size.value, executor, stream)
         return (
             storage.value in again,
             queued,

@@ -1,68 +1,207 @@
-"""MISHGRAD_BACKEND=ascend and ascend-builtin on a stand-in CANN install: which operator ran.
+"""MISHGRAD_BACKEND=ascend and ascend-builtin on stand-in CANN installs: which operator and kernel.
 
 The stand-in (:func:`mishgrad.kernel.opsnn.stand_in_install`) is laid out like CANN, with copies of
-the twin library, one per role. Each probe runs in a fresh process
-(:func:`mishgrad.kernel.opsnn.probe_backend`): the ascend backend loads its libraries with global
-scope, which must not leak into this test process.
+the twin library, one per role; the package is laid out in each place an install route of
+ops-nn's installer puts it (:func:`mishgrad.kernel.opsnn.stand_in_package`). Each probe runs in a
+fresh process (:func:`mishgrad.kernel.opsnn.probe_backend`): the ascend backend loads its
+libraries with global scope, which must not leak into this test process, and sets the
+process's own ``ASCEND_CUSTOM_OPP_PATH``, which the probe reports.
 """
 
 from __future__ import annotations
 
-import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from mishgrad import aclnn
-from mishgrad.kernel import opsnn, twin_build
+from mishgrad.aclnn import provenance
+from mishgrad.kernel import installed, opsnn, scratch, twin_build
+
+OPAPI = f"{opsnn.VENDOR_DIR}/op_api/lib/libcust_opapi.so"
 
 
-def stand_in_cann(root: Path, *, package: bool, builtin: bool) -> Path:
-    """CANN's runtime libraries, with our package and/or the built-in operator library."""
+def stand_in_cann(root: Path, *, package: bool = False, builtin: bool = True) -> Path:
+    """CANN's runtime libraries, with its own operator and/or a shared install of ours."""
     return opsnn.stand_in_install(root, twin_build.build(), package=package, builtin=builtin)
 
 
+def private_install(folder: Path) -> Path:
+    """The package as ``--install-path=folder`` leaves it; returns its vendor folder."""
+    return opsnn.stand_in_package(folder / "vendors" / opsnn.VENDOR_DIR, twin_build.build())
+
+
 def test_without_the_package_ascend_stops_and_says_how_to_build_it(tmp_path):
-    cann = stand_in_cann(tmp_path, package=False, builtin=True)
+    cann = stand_in_cann(tmp_path)
     for kind in ("ascend", "auto"):  # auto finds CANN, so it means ascend: no fallback
         outcome = opsnn.probe_backend(cann, kind)
         assert outcome.startswith("stops: MISHGRAD_BACKEND=ascend runs this repository's operator")
-        assert str(cann / opsnn.CUSTOM_OPAPI) in outcome
-        assert opsnn.BUILD_COMMAND in outcome and opsnn.INSTALL_COMMAND in outcome
-        assert "MISHGRAD_BACKEND=ascend-builtin" in outcome
+    env = {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": str(tmp_path / "opp")}
+    with pytest.raises(installed.PackageError) as error:
+        installed.find_package(env)
+    message = str(error.value)
+    for candidate in installed.candidates(env):  # every place looked in is named
+        assert str(candidate.opapi) in message
+    assert opsnn.BUILD_COMMAND in message and installed.install_command(env) in message
+    assert f"--install-path={tmp_path / 'opp'}" in message
+    assert "MISHGRAD_BACKEND=ascend-builtin" in message
 
 
-def test_with_the_package_ascend_reports_the_library_that_serves_the_api(tmp_path):
-    cann = stand_in_cann(tmp_path, package=True, builtin=True)
+def test_a_private_install_is_active_only_in_the_process_that_asks(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    vendor = private_install(tmp_path / "opp")
+    ours = opsnn.probe_backend(cann, "ascend", MISHGRAD_OPP_PATH=str(tmp_path / "opp"))
+    assert ours == (
+        f"served by ROOT/opp/vendors/{OPAPI}; "
+        f"ASCEND_CUSTOM_OPP_PATH=ROOT/opp/vendors/{opsnn.VENDOR_DIR}"
+    )
+    # any other process on the host: nnopbase's table has no folder that replaces CANN's kernel
+    assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == []
+    assert installed.kernel_overrides({"ASCEND_CUSTOM_OPP_PATH": str(vendor)}) == [vendor]
+    builtin = opsnn.probe_backend(cann, "ascend-builtin", MISHGRAD_OPP_PATH=str(tmp_path / "opp"))
+    assert builtin == "served by ROOT/cann/lib64/libopapi_nn.so; ASCEND_CUSTOM_OPP_PATH="
+
+
+def test_set_env_bash_s_entry_is_found_and_kept_off_the_built_in_process(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    vendor = private_install(tmp_path / "elsewhere")
+    other = tmp_path / "other_nn"
+    custom = f"{other}:{vendor}"  # as the package's bin/set_env.bash leaves it, after another
+    ours = opsnn.probe_backend(cann, "ascend", ASCEND_CUSTOM_OPP_PATH=custom)
+    assert ours == (
+        f"served by ROOT/elsewhere/vendors/{OPAPI}; ASCEND_CUSTOM_OPP_PATH="
+        f"ROOT/elsewhere/vendors/{opsnn.VENDOR_DIR}:ROOT/other_nn"
+    )
+    builtin = opsnn.probe_backend(cann, "ascend-builtin", ASCEND_CUSTOM_OPP_PATH=custom)
     assert (
-        opsnn.probe_backend(cann, "ascend") == f"served by $ASCEND_HOME_PATH/{opsnn.CUSTOM_OPAPI}"
+        builtin == "served by ROOT/cann/lib64/libopapi_nn.so; ASCEND_CUSTOM_OPP_PATH=ROOT/other_nn"
     )
 
 
-def test_the_built_in_operator_is_an_explicit_choice(tmp_path):
-    cann = stand_in_cann(tmp_path, package=True, builtin=True)
-    served = opsnn.probe_backend(cann, "ascend-builtin")
-    assert served == "served by $ASCEND_HOME_PATH/lib64/libopapi_nn.so"
+def test_the_installer_s_custom_opp_route_is_found(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    private_install(tmp_path / "custom")  # install.sh with $ASCEND_CUSTOM_OPP_PATH set
+    env = {"ASCEND_CUSTOM_OPP_PATH": str(tmp_path / "custom"), "ASCEND_HOME_PATH": str(cann)}
+    package = installed.find_package({**env, "MISHGRAD_OPP_PATH": str(tmp_path / "none")})
+    assert (package.route, package.vendor) == ("custom", tmp_path / "custom/vendors/mishgrad_nn")
+    assert installed.kernel_overrides(env) == []  # nnopbase does not look into custom/vendors
+    ours = opsnn.probe_backend(cann, "ascend", ASCEND_CUSTOM_OPP_PATH=env["ASCEND_CUSTOM_OPP_PATH"])
+    assert ours.startswith(f"served by ROOT/custom/vendors/{OPAPI}; ")
 
 
-def test_the_built_in_choice_names_what_is_missing(tmp_path):
-    cann = stand_in_cann(tmp_path, package=True, builtin=False)
+def test_a_shared_install_is_named_and_blocks_the_built_in_comparison(tmp_path):
+    cann = stand_in_cann(tmp_path, package=True)
+    vendor = cann / "opp" / "vendors" / opsnn.VENDOR_DIR
+    package = installed.find_package({"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": "/no"})
+    assert (package.route, package.vendor) == ("shared", vendor)
+    # every process on the host gets this kernel, whatever it asks for
+    assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == [vendor]
     outcome = opsnn.probe_backend(cann, "ascend-builtin")
-    assert outcome.startswith("stops:") and "libopapi_nn.so" in outcome
-
-
-def test_a_package_installed_with_install_path_is_found(tmp_path, monkeypatch):
-    cann = stand_in_cann(tmp_path, package=False, builtin=False)
-    vendor = cann / "elsewhere" / opsnn.VENDOR_DIR
-    target = vendor / "op_api" / "lib" / "libcust_opapi.so"
-    target.parent.mkdir(parents=True)
-    shutil.copy(twin_build.build(), target)
-    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", f"{tmp_path / 'other_nn'}:{vendor}")
-    served = opsnn.probe_backend(cann, "ascend", keep=("ASCEND_CUSTOM_OPP_PATH",))
-    assert (
-        served
-        == f"served by $ASCEND_HOME_PATH/elsewhere/{opsnn.VENDOR_DIR}/op_api/lib/libcust_opapi.so"
+    assert outcome.startswith(
+        "stops: MISHGRAD_BACKEND=ascend-builtin cannot run CANN's own MishGrad"
     )
+    assert f"ROOT/cann/opp/vendors/{opsnn.VENDOR_DIR} replaces it" in outcome
+    assert "--install-path=ROOT/no-private-opp" in outcome
+
+
+def test_a_private_install_comes_before_a_shared_one(tmp_path):
+    cann = stand_in_cann(tmp_path, package=True)
+    private_install(tmp_path / "opp")
+    env = {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": str(tmp_path / "opp")}
+    assert installed.find_package(env).route == "private"
+    assert [p.route for p in installed.candidates(env)] == ["private", "shared"]
+
+
+def test_another_vendor_that_replaces_mish_grad_blocks_the_built_in_comparison(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    opsnn.stand_in_package(cann / "opp" / "vendors" / "acme_nn", twin_build.build())
+    (cann / "opp" / "vendors" / "config.ini").write_text("# vendors\nload_priority=x_nn,acme_nn\n")
+    assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == [
+        cann / "opp" / "vendors" / "acme_nn"
+    ]
+    (cann / "opp" / "vendors" / "acme_nn" / opsnn.KERNEL_CONFIG).write_text('{"Relu": {}}')
+    assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == []
+
+
+def test_one_process_runs_one_of_the_two_kernels(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    private_install(tmp_path / "opp")
+    script = (
+        "from mishgrad import aclnn; aclnn.load_backend('ascend')\n"
+        "try:\n    aclnn.load_backend('ascend-builtin')\nexcept OSError as e:\n    print(e)"
+    )
+    env = {
+        "ASCEND_HOME_PATH": str(cann),
+        "MISHGRAD_OPP_PATH": str(tmp_path / "opp"),
+        "PATH": "/usr/bin:/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert "already loaded MISHGRAD_BACKEND=ascend" in result.stdout
+    assert "needs a process of its own" in result.stdout
+
+
+def test_the_command_line_prints_what_run_sh_reads(tmp_path):
+    cann = stand_in_cann(tmp_path, package=True)
+    env = {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": str(tmp_path / "none")}
+    command = [sys.executable, "-I", "-m", "mishgrad.kernel.installed"]
+    root = Path(installed.__file__).parents[2]
+    ours = subprocess.run([*command, "ascend"], env=env, cwd=root, capture_output=True, text=True)
+    vendor = cann / "opp" / "vendors" / opsnn.VENDOR_DIR
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout.splitlines() == [
+        f"vendor={vendor}",
+        "route=shared",
+        f"ascend_custom_opp_path={vendor}",
+    ]
+    builtin = subprocess.run(
+        [*command, "ascend-builtin"], env=env, cwd=root, capture_output=True, text=True
+    )
+    assert builtin.returncode == 1 and "cannot run CANN's own MishGrad" in builtin.stderr
+    usage = subprocess.run([*command, "twin"], env=env, cwd=root, capture_output=True, text=True)
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+def test_the_stamp_says_which_kernel_ran(cann_s_own_kernel):
+    with aclnn.Session("twin") as session:
+        ours = aclnn.which_kernel(session)
+    assert ours.ours and str(ours) == (
+        "this repository's kernel ran: its stamp in the workspace (blockDim 48, tileLength 4096)"
+    )
+    assert ours.stamp == aclnn.Stamp(provenance.STAMP_VERSION, 4, 48, 4096, False, 4096)
+    with aclnn.Session(aclnn.twin_backend(cann_s_own_kernel)) as session:
+        theirs = aclnn.which_kernel(session, length=1000)
+    assert not theirs.ours and theirs.stamp is None
+    assert str(theirs) == "not this repository's kernel: no stamp in the 32-byte workspace"
+
+
+def test_the_stamp_is_read_only_where_its_magic_is():
+    words = [*provenance.STAMP_MAGIC, provenance.STAMP_VERSION, 2, 7, 512, 1, 99]
+    stamp = np.array([0, 5, *words, 0], dtype="<u4").tobytes()
+    assert provenance.find_stamp(stamp) == aclnn.Stamp(1, 2, 7, 512, True, 99)
+    assert provenance.find_stamp(stamp[:-8]) is None  # cut short
+    assert provenance.find_stamp(bytes(64)) is None
+    assert provenance.find_stamp(b"MISHGRAD"[::-1] + stamp[16:]) is None
+    report = aclnn.KernelReport("twin", "x", 98, 64, provenance.find_stamp(stamp))
+    assert not report.ours  # a stamp for another call's length is not this call's
 
 
 def test_the_twin_reports_its_own_library():
     backend = aclnn.load_backend("twin")
     assert backend.served_by == str(twin_build.build().resolve())
+
+
+def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
+    copy = scratch.scratch_kernel("no-write-back", root=tmp_path)
+    header = copy.file("op_kernel/mish_grad_stamp.h").read_text()
+    start = header.index("    AscendC::DataCacheCleanAndInvalid<")
+    write_back = header[start : header.index("(stamp);\n", start) + len("(stamp);\n")]
+    copy.replace("op_kernel/mish_grad_stamp.h", write_back, "")
+    with aclnn.Session(aclnn.twin_backend(copy.path)) as session:
+        with pytest.raises(aclnn.AclError) as error:
+            aclnn.which_kernel(session)
+    assert "8 scalar writes to global memory were still in the data cache" in str(error.value)

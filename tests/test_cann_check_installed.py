@@ -55,6 +55,20 @@ def test_each_target_gets_the_folders_ops_nn_finds(install, tmp_path):
     assert dirs["host"][-1] == f"-isystem{TOOLS / 'stubs' / 'host'}"
 
 
+def test_tiling_and_infershape_get_opbase_for_the_op_log(install, tmp_path):
+    # log/log.h (OP_LOGE) is in opbase's include/op_common, on ops-nn's tiling and infershape
+    # paths (OP_TILING_INCLUDE, OP_PROTO_INCLUDE); op_def gets neither opbase nor ops-nn.
+    (tmp_path / "ops-nn" / "common" / "inc" / "op_host").mkdir()
+    dirs = installed.installed_dirs(install, TOOLS / "stubs")
+    op_common = f"-isystem{(tmp_path / 'opbase' / 'include' / 'op_common').resolve()}"
+    op_host = f"-isystem{(tmp_path / 'ops-nn' / 'common' / 'inc' / 'op_host').resolve()}"
+    assert op_common in dirs["tiling"] and op_common in dirs["infershape"]
+    assert op_host in dirs["tiling"] and op_host not in dirs["infershape"]
+    assert op_common not in dirs["host"]
+    stub = f"-isystem{TOOLS / 'stubs' / 'host'}"
+    assert dirs["tiling"][-1] == dirs["infershape"][-1] == stub
+
+
 def test_a_missing_header_names_itself_and_ops_nn_s_look_up(install):
     header = installed.prefix(install) / "include" / "register" / "register.h"
     header.unlink()

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad.kernel import twin_build
+from mishgrad.aclnn import provenance
+from mishgrad.kernel import opsnn, twin_build
 from mishgrad.math import errors, oracle
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,7 +47,13 @@ VALUE_LINE = re.compile(r"^gradInput\[(\d+)\] = (\S+)$", re.MULTILINE)
 def environment(**extra: str) -> dict[str, str]:
     """This process's environment without an outer make's flags (``make test`` runs pytest)."""
     env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
-    env.pop("ASCEND_HOME_PATH", None)
+    for name in (
+        "ASCEND_HOME_PATH",
+        "ASCEND_OPP_PATH",
+        "ASCEND_CUSTOM_OPP_PATH",
+        "MISHGRAD_OPP_PATH",
+    ):
+        env.pop(name, None)
     return {**env, **extra}
 
 
@@ -84,9 +91,11 @@ def test_make_example_prints_the_correctly_rounded_gradient(make_example):
     check_example_output(make_example)
 
 
-def test_make_example_shows_the_workspace_size(make_example):
-    # Contiguous float32 tensors of one shape: the plan needs no workspace.
-    assert "workspaceSize = 0" in make_example.stdout.splitlines()
+def test_make_example_shows_the_workspace_size_and_which_kernel_ran(make_example):
+    # Contiguous float32 tensors of one shape: only the kernel's own workspace, for its stamp.
+    lines = make_example.stdout.splitlines()
+    assert f"workspaceSize = {provenance.STAMP_WORDS * 4}" in lines
+    assert "kernel: this repository's (its stamp is in the workspace)" in lines
 
 
 def test_run_sh_is_valid_bash():
@@ -112,12 +121,13 @@ def test_run_sh_rejects_a_wrong_ascend_home_path(tmp_path):
     assert "is not a directory" in result.stderr
 
 
-def stand_in_cann(root: Path, vendor: bool) -> Path:
+def stand_in_cann(root: Path, vendor: bool, cann_s_own: Path | None = None) -> Path:
     """A directory laid out like CANN whose headers and operator library are the twin's.
 
     libascendcl and libnnopbase are empty (the twin library exports their functions too).
-    With ``vendor``, the operator comes from this repository's package (vendor mishgrad_nn);
-    otherwise from CANN's built-in operator headers and libopapi_nn.so.
+    With ``vendor``, the operator comes from this repository's package, installed privately
+    into ``root/opp`` (pass ``MISHGRAD_OPP_PATH``); otherwise from CANN's built-in operator
+    headers and libopapi_nn.so, a copy of ``cann_s_own`` (a twin whose kernel leaves no stamp).
     """
     compiler = os.environ.get("CXX", "g++")
     assert shutil.which(compiler), f"no C++ compiler {compiler}"
@@ -126,17 +136,14 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
     for folder in ("acl", "aclnn"):
         shutil.copytree(REPO / "kernel" / "twin" / "include" / folder, cann / "include" / folder)
     if vendor:
-        op_include = cann / "opp" / "vendors" / "mishgrad_nn" / "op_api" / "include"
-        op_library = (
-            cann / "opp" / "vendors" / "mishgrad_nn" / "op_api" / "lib" / "libcust_opapi.so"
-        )
+        opsnn.stand_in_package(root / "opp" / "vendors" / opsnn.VENDOR_DIR, twin_build.build())
     else:
-        op_include = cann / "include" / "aclnnop"
-        op_library = cann / "lib64" / "libopapi_nn.so"
-    op_include.mkdir(parents=True)
-    op_library.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h", op_include)
-    shutil.copy(twin_build.build(), op_library)
+        (cann / "include" / "aclnnop").mkdir(parents=True)
+        shutil.copy(
+            REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h",
+            cann / "include" / "aclnnop",
+        )
+        shutil.copy(cann_s_own or twin_build.build(), cann / "lib64" / "libopapi_nn.so")
     for name in ("ascendcl", "nnopbase"):
         target = cann / "lib64" / f"lib{name}.so"
         empty_library = [compiler, "-shared", "-x", "c++", os.devnull, "-o", str(target)]
@@ -149,31 +156,76 @@ def stand_in_cann(root: Path, vendor: bool) -> Path:
     [(True, "ascend", "libcust_opapi.so"), (False, "ascend-builtin", "libopapi_nn.so")],
     ids=["package", "builtin"],
 )
-def test_run_sh_builds_and_runs_against_a_stand_in_cann(tmp_path, vendor, backend, library):
-    cann = stand_in_cann(tmp_path, vendor)
+def test_run_sh_builds_and_runs_against_a_stand_in_cann(
+    tmp_path, vendor, backend, library, cann_s_own_library
+):
+    cann = stand_in_cann(tmp_path, vendor, cann_s_own_library)
     result = run(
         ["bash", str(RUN_SH)],
         ASCEND_HOME_PATH=str(cann),
         MISHGRAD_BACKEND=backend,
+        MISHGRAD_OPP_PATH=str(tmp_path / "opp"),
         MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
         LD_LIBRARY_PATH=str(cann / "lib64"),  # what set_env.sh provides on a real host
     )
     *program, served = result.stdout.splitlines()  # run.sh's last line: the linker's report
-    assert served.startswith(f"run.sh: aclnnMishBackward served by {cann}")
+    assert served.startswith(f"run.sh: aclnnMishBackward served by {tmp_path}")
     assert served.endswith(library)
     result.stdout = "\n".join(program)
     check_example_output(result)
     assert f"operator library {library}" in result.stdout
     assert (tmp_path / "build" / "test_aclnn_mish_grad_cann").exists()
+    ours = "kernel: this repository's (its stamp is in the workspace)"
+    theirs = "kernel: not this repository's (no stamp in the workspace)"
+    assert (ours if vendor else theirs) in result.stdout.splitlines()
+    if vendor:
+        package = tmp_path / "opp" / "vendors" / opsnn.VENDOR_DIR
+        assert f"run.sh: this repository's package from {package}" in result.stdout
+
+
+def test_run_sh_fails_when_the_kernel_that_ran_is_not_the_one_asked_for(tmp_path):
+    cann = stand_in_cann(tmp_path, vendor=False)  # "CANN's" library runs our stamped kernel
+    result = run(
+        ["bash", str(RUN_SH)],
+        ASCEND_HOME_PATH=str(cann),
+        MISHGRAD_BACKEND="ascend-builtin",
+        MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
+        LD_LIBRARY_PATH=str(cann / "lib64"),
+    )
+    assert result.returncode == 1
+    assert (
+        "run.sh: MISHGRAD_BACKEND=ascend-builtin, but the program reports kernel: this "
+        "repository's" in result.stderr
+    )
 
 
 def test_run_sh_without_the_package_stops_instead_of_using_cann_s_operator(tmp_path):
     cann = stand_in_cann(tmp_path, vendor=False)  # only CANN's built-in operator
-    result = run(["bash", str(RUN_SH)], ASCEND_HOME_PATH=str(cann), MISHGRAD_BACKEND="ascend")
+    result = run(
+        ["bash", str(RUN_SH)],
+        ASCEND_HOME_PATH=str(cann),
+        MISHGRAD_BACKEND="ascend",
+        MISHGRAD_OPP_PATH=str(tmp_path / "opp"),
+    )
     assert result.returncode == 1
-    assert "operator package is not installed" in result.stderr
+    assert "its package is not installed" in result.stderr
+    assert f"{tmp_path / 'opp'}/vendors/mishgrad_nn/op_api/lib/libcust_opapi.so" in result.stderr
     assert "--ops=mish_grad --vendor_name=mishgrad" in result.stderr
+    assert f"--install-path={tmp_path / 'opp'}" in result.stderr
     assert "MISHGRAD_BACKEND=ascend-builtin" in result.stderr
+
+
+def test_run_sh_will_not_call_a_shared_install_cann_s_own_kernel(tmp_path):
+    cann = stand_in_cann(tmp_path, vendor=False)
+    shared = cann / "opp" / "vendors"
+    opsnn.stand_in_package(shared / opsnn.VENDOR_DIR, twin_build.build())
+    (shared / "config.ini").write_text(f"load_priority={opsnn.VENDOR_DIR}\n")
+    result = run(
+        ["bash", str(RUN_SH)], ASCEND_HOME_PATH=str(cann), MISHGRAD_BACKEND="ascend-builtin"
+    )
+    assert result.returncode == 1
+    assert "cannot run CANN's own MishGrad kernel" in result.stderr
+    assert "MISHGRAD_BACKEND=ascend-builtin cannot run here" in result.stderr
 
 
 # CANN's set_env.sh reads variables that may be unset: under `set -u` it would stop the script.
@@ -196,11 +248,14 @@ def test_run_sh_sources_a_set_env_that_reads_unset_variables(tmp_path):
     result = run(
         ["bash", str(RUN_SH)],
         CANN_SET_ENV=str(set_env),
+        MISHGRAD_OPP_PATH=str(tmp_path / "opp"),
         MISHGRAD_BUILD_DIR=str(tmp_path / "build"),
         LD_LIBRARY_PATH="",
     )
     assert f"run.sh: sourcing {set_env}" in result.stdout, result.stderr
-    assert result.stdout.splitlines()[-1].startswith(f"run.sh: aclnnMishBackward served by {cann}")
+    assert result.stdout.splitlines()[-1].startswith(
+        f"run.sh: aclnnMishBackward served by {tmp_path / 'opp'}"
+    )
     missing = run(["bash", str(RUN_SH)], CANN_SET_ENV=str(tmp_path / "nowhere.sh"))
     assert missing.returncode == 1 and "CANN_SET_ENV=" in missing.stderr
 

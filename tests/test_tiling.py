@@ -2,11 +2,13 @@
 
 import dataclasses
 import itertools
+import re
 
 import numpy as np
 import pytest
 
 from mishgrad.kernel import platforms, tiling, twin
+from mishgrad.kernel.source import KERNEL_DIR
 
 CHIPS = list(platforms.PLATFORMS.values())
 
@@ -139,6 +141,22 @@ def test_select_scratch_only_where_the_platform_needs_it():
     assert twin.run_kernel(
         np.ones(10**5, np.float32), np.ones(10**5, np.float32), on="950"
     ).plan == (tiling.plan_for(10**5, 4, False, "950"))
+
+
+def test_ub_reserve_is_the_cpp_tiling_s_per_soc():
+    # The C++ header states each SoC family's reserve and Select scratch once (kAscend910BUb,
+    # kAscend950Ub); the Python platforms agree: 256 bytes on Atlas A2, none on Ascend 950.
+    header = (KERNEL_DIR / "common" / "mish_grad_tiling.h").read_text()
+    socs = re.findall(r"constexpr SocUb (k\w+Ub) = \{(\d+), (true|false)\};", header)
+    assert socs == [
+        ("kAscend910BUb", str(platforms.UB_RESERVED_BYTES), "true"),
+        ("kAscend950Ub", "0", "false"),
+    ]
+    for chip in CHIPS:
+        assert chip.ub_reserved == (platforms.UB_RESERVED_BYTES if chip.select_uses_scratch else 0)
+    a2, a950 = platforms.platform("910B2"), platforms.platform("950")
+    assert a2.ub_reported == 196_352 and a2.ub_reported in platforms.UB_SIZE_FIXTURES
+    assert a950.ub_reported == a950.ub_bytes == 253_952  # ops-nn's arch35 tests: UB_SIZE 253952
 
 
 def test_v1_tiling_model():

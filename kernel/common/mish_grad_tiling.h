@@ -23,10 +23,25 @@ constexpr uint32_t kBlockBytes = 32;         // UB addresses and DataCopy length
 constexpr uint32_t kRepeatBytes = 256;       // bytes one vector instruction repeat processes
 constexpr uint32_t kBufferNum = 2;           // double buffering of the in/out queues
 constexpr uint32_t kTileAlignElements = 256; // 256 mask bits = one 32-byte block
-constexpr uint64_t kUbReservedBytes = 256;   // physical UB minus what the tiling API reports
 // Select's tensor modes need the top 8 KB of UB as scratch where the platform says so
 // (Atlas A2; not Ascend 950's count-based Select): AscendC's Select page.
 constexpr uint64_t kSelectScratchBytes = 8192;
+
+// What the tiling must know about a SoC's UB beyond the size the tiling API reports.
+struct SocUb {
+    uint64_t reservedBytes;  // the physical UB less the size GetCoreMemSize(UB) reports
+    bool selectUsesScratch;  // Select's tensor modes use the top kSelectScratchBytes of the physical UB
+};
+
+// CANN's PlatformAscendC::GetCoreMemSize reports the UB less 256 bytes on SocVersion::ASCEND910B
+// only, and the whole UB on every other SoC unless the tiling reserves some itself with
+// ReserveLocalMemory, as MishGrad's does not (asc-devkit 82b89a1,
+// impl/utils/tiling/platform/platform_ascendc.cpp lines 27 and 149-159). ASCEND910B is Atlas A2,
+// and Atlas A3 too: CANN maps "Ascend910_93" to it (lines 47-48). Select's tensor modes need the
+// scratch area on both (the Select page).
+constexpr SocUb kAscend910BUb = {256, true};
+// SocVersion::ASCEND950 (Ascend 950): nothing reserved; its count-based Select needs no scratch.
+constexpr SocUb kAscend950Ub = {0, false};
 
 // One UB buffer of the kernel, in bytes per element of a tile.
 struct UbBuffer {
@@ -52,13 +67,26 @@ enum class TilingStatus : int32_t {
     kUbTooSmall = 4,        // not even one 256-element tile fits
 };
 
+// What a status means, for a log line (CANN's tiling entry writes it with OP_LOGE).
+inline const char* TilingStatusText(TilingStatus status)
+{
+    switch (status) {
+        case TilingStatus::kOk: return "ok";
+        case TilingStatus::kEmptyInput: return "the tensor is empty: there is nothing to launch";
+        case TilingStatus::kUnsupportedDtype: return "the element size is neither 2 nor 4 bytes";
+        case TilingStatus::kNoCores: return "the platform reports no vector core";
+        case TilingStatus::kUbTooSmall: return "not even one 256-element tile fits in the UB";
+    }
+    return "unknown tiling status";
+}
+
 constexpr uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 constexpr uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
 
 // The buffer table of op_kernel/mish_grad.h, which must allocate exactly these (the twin's
-// tests compare this table with the kernel's InitBuffer calls). selectUsesScratch: whether
-// the platform's Select needs the scratch area at the top of UB.
-inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes, bool selectUsesScratch)
+// tests compare this table with the kernel's InitBuffer calls). ubBytes is the UB size the
+// platform reports; soc says where Select's scratch area lies, if it has one.
+inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes, const SocUb& soc)
 {
     const uint32_t io = 8 * dtypeSize;
     const bool widened = dtypeSize != 4;  // 16-bit inputs are computed in float32 copies
@@ -90,8 +118,8 @@ inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes
     }
     // The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area, it is
     // the top 8 KB of the physical UB, and every buffer must end below it.
-    const uint64_t physical = ubBytes + kUbReservedBytes;
-    if (hasTanhx || !selectUsesScratch) {
+    const uint64_t physical = ubBytes + soc.reservedBytes;
+    if (hasTanhx || !soc.selectUsesScratch) {
         budget.limitBytes = ubBytes;
     } else {
         budget.limitBytes = physical > kSelectScratchBytes ? physical - kSelectScratchBytes : 0;
@@ -131,9 +159,10 @@ inline void SplitIntoTiles(uint64_t length, uint64_t tileLength, uint64_t* tileN
 }
 
 // Plans the launch: cores, per-core lengths (big/small split), tile length, tiles and tails.
-// ubBytes is the UB size the platform reports; selectUsesScratch as for KernelBudget.
+// ubBytes is the UB size the platform reports, soc the rest of what the plan needs to know of
+// its UB (kAscend910BUb, kAscend950Ub).
 inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes,
-                                  uint32_t coreCount, bool selectUsesScratch, MishGradTilingData* out)
+                                  uint32_t coreCount, const SocUb& soc, MishGradTilingData* out)
 {
     if (totalLength == 0) {
         return TilingStatus::kEmptyInput;
@@ -144,7 +173,7 @@ inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool
     if (coreCount == 0) {
         return TilingStatus::kNoCores;
     }
-    const uint64_t tileLength = MaxTileLength(KernelBudget(dtypeSize, hasTanhx, ubBytes, selectUsesScratch));
+    const uint64_t tileLength = MaxTileLength(KernelBudget(dtypeSize, hasTanhx, ubBytes, soc));
     if (tileLength == 0) {
         return TilingStatus::kUbTooSmall;
     }
@@ -169,6 +198,16 @@ inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool
     SplitIntoTiles(tiling.lastCoreLength, tileLength, &tiling.lastTileNum, &tiling.lastTailLength);
     *out = tiling;
     return TilingStatus::kOk;
+}
+
+// The same plan for the two SoCs the CPU twin and its Python model (mishgrad.kernel.tiling)
+// describe, told apart by whether Select uses a scratch area: Atlas A2 (kAscend910BUb) if it
+// does, Ascend 950 (kAscend950Ub) if not.
+inline TilingStatus ComputeTiling(uint64_t totalLength, uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes,
+                                  uint32_t coreCount, bool selectUsesScratch, MishGradTilingData* out)
+{
+    return ComputeTiling(totalLength, dtypeSize, hasTanhx, ubBytes, coreCount,
+                         selectUsesScratch ? kAscend910BUb : kAscend950Ub, out);
 }
 
 }  // namespace mishgrad

@@ -15,21 +15,28 @@
 #                set, else the first of /usr/local/Ascend/cann/set_env.sh and
 #                /usr/local/Ascend/ascend-toolkit/set_env.sh (sourced with `set -u` off: it reads
 #                variables that may be unset)
-#   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/README.md):
-#                $ASCEND_HOME_PATH/opp/vendors/mishgrad_nn/op_api/{include,lib/libcust_opapi.so};
-#                without it the script stops and says how to build and install it.
-#                MISHGRAD_BACKEND=ascend-builtin chooses CANN's built-in operator instead
-#                (include/aclnnop, libopapi_nn.so; older CANN libopapi.so): never a fallback.
+#   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/README.md), found
+#                by `python3 -m mishgrad.kernel.installed` (the resolver the Python helper uses):
+#                installed privately with --install-path=$MISHGRAD_OPP_PATH (default build/opp),
+#                or by any other route of ops-nn's installer; without it the script stops and
+#                says how to build and install it. The program runs with the package first on
+#                its own ASCEND_CUSTOM_OPP_PATH, so CANN gives it, and no other process, our
+#                kernel. MISHGRAD_BACKEND=ascend-builtin chooses CANN's built-in operator and
+#                kernel instead (include/aclnnop, libopapi_nn.so; older CANN libopapi.so), with
+#                the package kept off that path: never a fallback.
 #   libraries    libascendcl (runtime), libnnopbase (aclCreateTensor) and the op library
 #   proof        the dynamic linker's own report (LD_DEBUG=bindings) of the file that served
-#                aclnnMishBackward is printed after the run
+#                aclnnMishBackward is printed after the run; which kernel ran, from the stamp
+#                our kernel leaves in its workspace (the program's `kernel:` line), must be
+#                ours for ascend and CANN's for ascend-builtin, or the script fails
 #   binary       build/examples/test_aclnn_mish_grad_cann (or under $MISHGRAD_BUILD_DIR)
 #   compiler     $CXX, default g++
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
 source_file="$here/test_aclnn_mish_grad.cpp"
-build_dir="${MISHGRAD_BUILD_DIR:-$(cd "$here/../.." && pwd)/build/examples}"
+build_dir="${MISHGRAD_BUILD_DIR:-$repo/build/examples}"
 binary="$build_dir/test_aclnn_mish_grad_cann"
 cxx="${CXX:-g++}"
 
@@ -69,7 +76,23 @@ cann="$ASCEND_HOME_PATH"
 command -v "$cxx" >/dev/null || die "no C++ compiler '$cxx' (install g++ or set CXX)"
 
 # --- The operator: this repository's package, or CANN's built-in one when asked for --------
-if [[ "${MISHGRAD_BACKEND:-ascend}" == ascend-builtin ]]; then
+# One resolver for this script, the Python helper and the workflow (mishgrad/kernel/installed.py):
+# where the package is, and the ASCEND_CUSTOM_OPP_PATH that gives this program, and no other,
+# the kernel it asked for.
+kind="${MISHGRAD_BACKEND:-ascend}"
+[[ "$kind" == ascend || "$kind" == ascend-builtin ]] ||
+    die "MISHGRAD_BACKEND must be ascend or ascend-builtin here, not $kind"
+command -v python3 >/dev/null || die "python3 is needed to find the operator's package"
+resolved="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m mishgrad.kernel.installed "$kind")" ||
+    die "MISHGRAD_BACKEND=$kind cannot run here (above: why, and what to do)"
+vendor="" custom_opp=""
+while IFS='=' read -r key value; do
+    case "$key" in
+    vendor) vendor="$value" ;;
+    ascend_custom_opp_path) custom_opp="$value" ;;
+    esac
+done <<<"$resolved"
+if [[ "$kind" == ascend-builtin ]]; then
     op_include="$cann/include/aclnnop"
     op_lib_dir=""
     for candidate in "$cann/lib64/libopapi_nn.so" "$cann/opp/lib64/libopapi_nn.so" "$cann/lib64/libopapi.so"; do
@@ -84,16 +107,10 @@ if [[ "${MISHGRAD_BACKEND:-ascend}" == ascend-builtin ]]; then
         die "MISHGRAD_BACKEND=ascend-builtin: CANN's built-in operator (libopapi_nn.so and
   include/aclnnop/aclnn_mish_backward.h under $cann) is not installed"
 else
-    vendor="$cann/opp/vendors/mishgrad_nn/op_api"
-    op_include="$vendor/include"
-    op_lib_dir="$vendor/lib"
+    op_include="$vendor/op_api/include"
+    op_lib_dir="$vendor/op_api/lib"
     op_lib="cust_opapi"
-    [[ -f "$op_lib_dir/libcust_opapi.so" && -f "$op_include/aclnn_mish_backward.h" ]] ||
-        die "this repository's operator package is not installed: no $op_lib_dir/libcust_opapi.so.
-  Build and install it from an ops-nn checkout (kernel/README.md): copy kernel/ to
-  experimental/activation/mish_grad, then
-  bash build.sh --pkg --experimental --soc=ascend910b --ops=mish_grad --vendor_name=mishgrad && bash build_out/cann-ops-nn-*.run
-  To run CANN's built-in operator instead: MISHGRAD_BACKEND=ascend-builtin bash kernel/examples/run.sh"
+    echo "run.sh: this repository's package from $vendor"
 fi
 echo "run.sh: operator header from $op_include"
 echo "run.sh: operator library lib$op_lib.so from $op_lib_dir"
@@ -109,8 +126,20 @@ mkdir -p "$build_dir"
     -L"$cann/lib64" -L"$op_lib_dir" -Wl,-rpath,"$op_lib_dir" \
     -l"$op_lib" -lnnopbase -lascendcl
 echo "run.sh: built $binary"
-# The dynamic linker reports each symbol binding on stderr; keep the one for the API.
-LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "$binary"
+# The kernel: nnopbase reads ASCEND_CUSTOM_OPP_PATH once per process, so this program alone
+# runs with the value the resolver gave (unset when empty). The dynamic linker reports each
+# symbol binding into LD_DEBUG_OUTPUT.<pid>; keep the one for the API.
+if [[ -n "$custom_opp" ]]; then
+    run_env=(env ASCEND_CUSTOM_OPP_PATH="$custom_opp")
+else
+    run_env=(env -u ASCEND_CUSTOM_OPP_PATH)
+fi
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" | tee "$build_dir/output.txt"
 served="$(grep -h "normal symbol \`aclnnMishBackward'" "$build_dir"/bindings.* | sed -n 's/.* to \([^ ]*\) .*/\1/p' | head -n 1)"
 rm -f "$build_dir"/bindings.*
+# Which kernel ran: the example reads the stamp our kernel leaves in its workspace.
+expected="kernel: this repository's"
+[[ "$kind" == ascend-builtin ]] && expected="kernel: not this repository's"
+grep -q "^$expected" "$build_dir/output.txt" ||
+    die "MISHGRAD_BACKEND=$kind, but the program reports $(grep '^kernel:' "$build_dir/output.txt" || echo 'no kernel line')"
 echo "run.sh: aclnnMishBackward served by ${served:-(unknown)}"

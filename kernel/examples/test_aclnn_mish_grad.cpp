@@ -11,8 +11,10 @@
 // activation/mish_grad/docs/aclnnMishBackward.md, lines 292-302): shape {4, 2}, float32,
 // gradOutput = 0..7 and self = {1, 1, 1, 2, 2, 2, 3, 3}. The output is one line per element,
 // `gradInput[i] = <value>` printed with %.9g (enough digits to give back the exact float32),
-// then `status: ok`; on failure the failing call, its status code and the runtime's own
+// then which kernel ran (`kernel: ...`, from the stamp our kernel leaves in its workspace), then
+// `status: ok`; on failure the failing call, its status code and the runtime's own
 // message go to stderr, `status: failed` to stdout, and the exit status is 1.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -179,13 +181,16 @@ int Run()
                                             &workspaceSize, &executor));
     std::printf("workspaceSize = %llu\n", static_cast<unsigned long long>(workspaceSize));
 
-    // Step 4: the workspace, exactly the size phase one asked for. On the NPU it is never
-    // zero: MishGrad's tiling always requests the workspace CANN's kernel library reserves
-    // (GetLibApiWorkSpaceSize). The twin's plan needs none and asks for zero, so allocate
-    // only when the size is positive.
+    // Step 4: the workspace, exactly the size phase one asked for. MishGrad's tiling asks for
+    // the workspace CANN's kernel library reserves (GetLibApiWorkSpaceSize; the twin reserves
+    // none) plus 32 bytes of the kernel's own, where it writes its stamp; a strided, broadcast
+    // or mixed-dtype call also needs room to gather its inputs. Zeroed, so that a stamp found
+    // after the run can only come from this run's kernel.
     DeviceMemory workspace;
     if (workspaceSize > 0) {
         CHECK(aclrtMalloc(workspace.out(), workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST));
+        const std::vector<uint8_t> zeros(workspaceSize, 0);
+        CHECK(aclrtMemcpy(workspace.get(), workspaceSize, zeros.data(), workspaceSize, ACL_MEMCPY_HOST_TO_DEVICE));
     }
 
     // Step 5: phase two queues the planned work on the stream and returns; an executor runs
@@ -202,6 +207,18 @@ int Run()
         // A float32 needs 9 significant digits to be read back exactly.
         std::printf("gradInput[%zu] = %.9g\n", i, static_cast<double>(gradInputHost[i]));
     }
+    // Which kernel ran: this repository's leaves its stamp, starting "MISHGRAD", in its
+    // workspace (op_kernel/mish_grad_stamp.h); CANN's own MishGrad kernel leaves none.
+    std::vector<char> workspaceHost(workspaceSize);
+    if (workspaceSize > 0) {
+        CHECK(aclrtMemcpy(workspaceHost.data(), workspaceSize, workspace.get(), workspaceSize,
+                          ACL_MEMCPY_DEVICE_TO_HOST));
+    }
+    const std::string magic = "MISHGRAD";
+    const bool stamped = std::search(workspaceHost.begin(), workspaceHost.end(), magic.begin(), magic.end()) !=
+                         workspaceHost.end();
+    std::printf("kernel: %s\n", stamped ? "this repository's (its stamp is in the workspace)"
+                                        : "not this repository's (no stamp in the workspace)");
 
     // Step 7: release in reverse order of creation, each call checked: the tensor
     // descriptors, the device memory they describe, the stream, the device, the runtime.

@@ -1,8 +1,16 @@
 // Op definition of MishGrad for CANN's op registry (builds on an Ascend host only).
 //
-// Inputs grad, x and the optional tanhx; output x_grad. Every combination of the three dtypes
-// and six formats is declared: an element-wise op does not care about the layout, so each
-// (dtype, format) pair of the inputs maps to the same pair for the output.
+// Inputs grad, x and the optional tanhx; output x_grad; each in float32, float16 or bfloat16,
+// and in format ND only. ND only, as ops-nn's production MishGrad declares it (cann/ops-nn
+// e5c3fa9, activation/mish_grad/op_host/mish_grad_def.cpp lines 17-36) and as its op prototype
+// documents the inputs (activation/mish_grad/op_graph/mish_grad_proto.h lines 25-30: x in
+// "Format:ND", grad, tanhx and x_grad like x). The tiling counts the elements of x's storage
+// shape and the kernel walks each tensor as one flat array, so a padded private format
+// (NC1HWC0, FRACTAL_Z, FRACTAL_NZ) would also be computed on its padding, which no test covers.
+//
+// The op registry lists supported combinations as parallel vectors: entry i of the dtype list
+// goes with entry i of the format list. CANN's code generator compiles this file with
+// -std=c++11, so it stays C++11.
 #include <vector>
 
 #include "register/op_def_registry.h"
@@ -11,28 +19,7 @@ namespace ops {
 namespace {
 
 const std::vector<ge::DataType> kDtypes = {ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16};
-const std::vector<ge::Format> kFormats = {ge::FORMAT_ND,      ge::FORMAT_NCHW,      ge::FORMAT_NHWC,
-                                          ge::FORMAT_NC1HWC0, ge::FORMAT_FRACTAL_Z, ge::FORMAT_FRACTAL_NZ};
-
-// The op registry lists supported combinations as parallel vectors: entry i of the dtype list
-// goes with entry i of the format list.
-std::vector<ge::DataType> DtypeColumn()
-{
-    std::vector<ge::DataType> column;
-    for (ge::DataType dtype : kDtypes) {
-        column.insert(column.end(), kFormats.size(), dtype);
-    }
-    return column;
-}
-
-std::vector<ge::Format> FormatColumn()
-{
-    std::vector<ge::Format> column;
-    for (size_t i = 0; i < kDtypes.size(); ++i) {
-        column.insert(column.end(), kFormats.begin(), kFormats.end());
-    }
-    return column;
-}
+const std::vector<ge::Format> kFormats(kDtypes.size(), ge::FORMAT_ND);
 
 }  // namespace
 
@@ -57,10 +44,7 @@ public:
     }
 
 private:
-    static void Declare(OpParamDef& param)
-    {
-        param.DataType(DtypeColumn()).Format(FormatColumn()).UnknownShapeFormat(FormatColumn());
-    }
+    static void Declare(OpParamDef& param) { param.DataType(kDtypes).Format(kFormats).UnknownShapeFormat(kFormats); }
 };
 
 OP_ADD(MishGrad);

@@ -24,4 +24,15 @@ struct MishGradTilingData {
     uint64_t lastTailLength;
 };
 
+// The kernel's own workspace, which the tiling function asks for beyond CANN's system
+// workspace: the stamp core 0 writes there (mish_grad_stamp.h), 8 little-endian words.
+namespace mishgrad {
+constexpr uint32_t kStampWords = 8;
+constexpr uint32_t kStampBytes = kStampWords * sizeof(uint32_t);
+constexpr uint32_t kStampVersion = 1;
+// "MISH" and "GRAD" as little-endian words: the stamp's first 8 bytes read "MISHGRAD".
+constexpr uint32_t kStampMagicLow = 0x4853494Du;
+constexpr uint32_t kStampMagicHigh = 0x44415247u;
+}  // namespace mishgrad
+
 #endif  // MISHGRAD_TILING_DATA_H

@@ -9,16 +9,21 @@ signature; :func:`load_backend` decides only *which libraries* provide them:
 ``ascend``
     CANN's ``libascendcl.so`` (runtime) and ``libnnopbase.so`` (tensors), and for
     ``aclnnMishBackward`` this repository's operator: the custom package's
-    ``libcust_opapi.so`` (``opp/vendors/mishgrad_nn``). Without the package it stops with an
-    error that says how to build and install it; it never falls back to CANN's operator.
+    ``libcust_opapi.so``, installed privately (:mod:`mishgrad.kernel.installed`), whose kernel
+    the process activates for itself alone (``ASCEND_CUSTOM_OPP_PATH``) before CANN loads.
+    Without the package it stops with an error that says how to build and install it; it never
+    falls back to CANN's operator.
 ``ascend-builtin``
     The same runtime, with CANN's built-in ``aclnnMishBackward`` (``libopapi_nn.so``; older
-    CANN: ``libopapi.so``): an explicit choice, to compare with.
+    CANN: ``libopapi.so``) and CANN's own kernel: the package is kept off this process's path,
+    and it stops if an install shared by every process replaces CANN's kernel. An explicit
+    choice, to compare with. One process runs one of the two: CANN picks each op's kernel once.
 ``auto`` (default)
     ``ascend`` when CANN is installed, else ``twin``.
 
 Choose with ``MISHGRAD_BACKEND=auto|twin|ascend|ascend-builtin``. :attr:`Backend.libraries`
-says what was loaded, :attr:`Backend.served_by` which file's ``aclnnMishBackward`` is bound.
+says what was loaded, :attr:`Backend.served_by` which file's ``aclnnMishBackward`` is bound,
+and :func:`which_kernel` which kernel ran (from the stamp this repository's kernel leaves).
 Status codes become :class:`AclError` (code, name and the library's message); every
 call is also available raw, returning its status, through :attr:`Session.lib`.
 
@@ -30,6 +35,7 @@ Read it in this order, one short module at a time:
 - :mod:`~mishgrad.aclnn.session`: ACL initialized, a stream, and device tensors;
 - :mod:`~mishgrad.aclnn.call`: phase 1, phase 2, and :func:`mish_backward`, the seven steps in
   one function;
+- :mod:`~mishgrad.aclnn.provenance`: which kernel ran;
 - :mod:`~mishgrad.aclnn.example`: the same call in C++ (``kernel/examples``), built and run
   against the twin.
 
@@ -49,6 +55,7 @@ from .binding import (
     library_of,
 )
 from .call import Phase1, get_workspace_size, mish_backward, result_dtype, run
+from .provenance import KernelReport, Stamp, which_kernel
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES, AclError
 
@@ -64,8 +71,10 @@ __all__ = [
     "AclError",
     "Backend",
     "DeviceTensor",
+    "KernelReport",
     "Phase1",
     "Session",
+    "Stamp",
     "builtin_opapi",
     "checked_ints",
     "custom_opapi",
@@ -76,4 +85,5 @@ __all__ = [
     "result_dtype",
     "run",
     "twin_backend",
+    "which_kernel",
 ]

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel import opsnn, twin_build
+from mishgrad.kernel import installed, twin_build
 
 from .binding import SIGNATURES, Backend, bind
 
@@ -51,12 +51,8 @@ def _cann_root() -> Path:
     )
 
 
-def custom_opapi(root: Path) -> Path:
-    """The installed aclnn library of this repository's operator under CANN at ``root``.
-
-    The package's installer puts it into ``$ASCEND_OPP_PATH/vendors/mishgrad_nn`` (CANN's
-    ``opp``), or, with ``--install-path``, into a directory its ``set_env.bash`` adds to
-    ``$ASCEND_CUSTOM_OPP_PATH``; the first that holds the library wins.
+def custom_opapi() -> Path:
+    """The installed aclnn library of this repository's operator (:mod:`mishgrad.kernel.installed`).
 
     Raises
     ------
@@ -64,21 +60,7 @@ def custom_opapi(root: Path) -> Path:
         Naming where the library was looked for and how to build and install it.
 
     """
-    vendor_dirs = [Path(p) for p in os.environ.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]
-    vendor_dirs = [p for p in vendor_dirs if p.name == opsnn.VENDOR_DIR]
-    opp = Path(os.environ.get("ASCEND_OPP_PATH", root / "opp"))
-    vendor_dirs.append(opp / "vendors" / opsnn.VENDOR_DIR)
-    candidates = [p / "op_api" / "lib" / "libcust_opapi.so" for p in vendor_dirs]
-    for candidate in candidates:
-        if candidate.exists():
-            return candidate
-    raise OSError(
-        f"MISHGRAD_BACKEND=ascend runs this repository's operator, but its package is not "
-        f"installed: no {' or '.join(map(str, candidates))}. Build and install it from an "
-        f"ops-nn checkout (kernel/README.md): copy kernel/ to {opsnn.OPS_NN_OP_DIR}, then "
-        f"`{opsnn.BUILD_COMMAND} && {opsnn.INSTALL_COMMAND}`. To run CANN's built-in "
-        "operator instead, choose it explicitly: MISHGRAD_BACKEND=ascend-builtin"
-    )
+    return installed.find_package().opapi
 
 
 def builtin_opapi(root: Path) -> Path:
@@ -104,10 +86,27 @@ def builtin_opapi(root: Path) -> Path:
     )
 
 
+#: The CANN kind this process loaded: nnopbase builds its kernel table once per process.
+_loaded_kind: list[str] = []
+
+
 @cache
 def _ascend_backend(builtin: bool) -> Backend:
+    kind = "ascend-builtin" if builtin else "ascend"
+    if _loaded_kind and _loaded_kind[0] != kind:
+        raise OSError(
+            f"this process already loaded MISHGRAD_BACKEND={_loaded_kind[0]}; CANN chooses each "
+            f"op's kernel once per process, so {kind} needs a process of its own (restart the "
+            "Jupyter kernel)"
+        )
     root = _cann_root()
-    op_path = builtin_opapi(root) if builtin else custom_opapi(root)
+    op_path = builtin_opapi(root) if builtin else custom_opapi()
+    # Before CANN is loaded: which MishGrad kernel nnopbase gives this process, and no other.
+    for name, value in installed.process_environment(kind).items():
+        if value:
+            os.environ[name] = value
+        else:
+            os.environ.pop(name, None)
     mode = ctypes.RTLD_GLOBAL  # the op libraries resolve runtime symbols from these
     paths = {
         "runtime": str(root / "lib64" / "libascendcl.so"),
@@ -115,7 +114,8 @@ def _ascend_backend(builtin: bool) -> Backend:
         "op": str(op_path),
     }
     libraries = {role: ctypes.CDLL(path, mode=mode) for role, path in paths.items()}
-    return bind("ascend-builtin" if builtin else "ascend", libraries, paths)
+    _loaded_kind.append(kind)
+    return bind(kind, libraries, paths)
 
 
 #: Backend names for MISHGRAD_BACKEND.

@@ -105,6 +105,22 @@ class Session:
         """Free device memory from :meth:`malloc`."""
         self.check(self.lib.aclrtFree(address), "aclrtFree")
 
+    def upload(self, address: int, data: np.ndarray) -> None:
+        """Copy the contiguous array ``data`` to device memory at ``address``."""
+        if data.nbytes:
+            copy = self.lib.aclrtMemcpy(
+                address, data.nbytes, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE
+            )
+            self.check(copy, "aclrtMemcpy")
+
+    def download(self, address: int, out: np.ndarray) -> None:
+        """Fill the contiguous array ``out`` from device memory at ``address``."""
+        if out.nbytes:
+            copy = self.lib.aclrtMemcpy(
+                out.ctypes.data, out.nbytes, address, out.nbytes, MEMCPY_DEVICE_TO_HOST
+            )
+            self.check(copy, "aclrtMemcpy")
+
     def synchronize(self) -> None:
         """Wait for the stream; errors of the work it ran surface here."""
         self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
@@ -206,17 +222,7 @@ class DeviceTensor:
         )
         storage = np.ascontiguousarray(storage)
         address = session.malloc(max(storage.nbytes, 1))
-        if storage.nbytes:
-            session.check(
-                session.lib.aclrtMemcpy(
-                    address,
-                    storage.nbytes,
-                    storage.ctypes.data,
-                    storage.nbytes,
-                    MEMCPY_HOST_TO_DEVICE,
-                ),
-                "aclrtMemcpy",
-            )
+        session.upload(address, storage)
         tensor = cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
         tensor.owns_memory = True
         return tensor
@@ -274,17 +280,7 @@ class DeviceTensor:
     def to_numpy(self) -> np.ndarray:
         """Copy the storage back and return the view as a new array."""
         storage = np.empty(self.storage_size, dtype=self.dtype)
-        if storage.nbytes:
-            self.session.check(
-                self.session.lib.aclrtMemcpy(
-                    storage.ctypes.data,
-                    storage.nbytes,
-                    self.address,
-                    storage.nbytes,
-                    MEMCPY_DEVICE_TO_HOST,
-                ),
-                "aclrtMemcpy",
-            )
+        self.session.download(self.address, storage)
         item = self.dtype.itemsize
         view = np.lib.stride_tricks.as_strided(
             storage[self.offset :], self.shape, tuple(s * item for s in self.strides)

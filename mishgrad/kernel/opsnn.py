@@ -21,6 +21,7 @@ Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -39,8 +40,6 @@ OPS_NN_OP_DIR: Final = f"experimental/activation/{OP_NAME}"
 #: ``build.sh --vendor_name``; the package installs into ``opp/vendors/<VENDOR>_nn``.
 VENDOR: Final = "mishgrad"
 VENDOR_DIR: Final = f"{VENDOR}_nn"
-#: The custom package's aclnn library, relative to ``$ASCEND_HOME_PATH``.
-CUSTOM_OPAPI: Final = f"opp/vendors/{VENDOR_DIR}/op_api/lib/libcust_opapi.so"
 
 #: The ops-nn build command for this operator and the install of the package it writes.
 BUILD_COMMAND: Final = (
@@ -146,44 +145,84 @@ def operator_files(op_dir: Path) -> list[Path]:
     )
 
 
-def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool) -> Path:
+#: A kernel config as nnopbase reads it (``binary_info_config.json``, opbase aa3cd74
+#: ``src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp`` L41), keyed by op type.
+KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/ascend910b/binary_info_config.json"
+
+
+def stand_in_package(vendor: Path, library: Path) -> Path:
+    """The package as ops-nn's installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
+
+    Its aclnn library is a copy of ``library``, its header the operator's, and its kernel config
+    has an entry for MishGrad, which is what makes nnopbase prefer its kernel.
+    """
+    (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
+    shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
+    (vendor / "op_api" / "include").mkdir(parents=True, exist_ok=True)
+    header = Path(__file__).resolve().parents[2] / "kernel/op_host/op_api/aclnn_mish_backward.h"
+    shutil.copy(header, vendor / "op_api" / "include")
+    (vendor / KERNEL_CONFIG).parent.mkdir(parents=True, exist_ok=True)
+    (vendor / KERNEL_CONFIG).write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))
+    return vendor
+
+
+def stand_in_install(
+    root: Path, library: Path, *, package: bool, builtin: bool, builtin_library: Path | None = None
+) -> Path:
     """A folder laid out like an installed CANN whose libraries are copies of ``library``.
 
     ``library`` must export the whole ABI (the twin's does). There is one file per role —
-    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``package`` this repository's
-    ``libcust_opapi.so`` under ``opp/vendors``, with ``builtin`` CANN's ``libopapi_nn.so`` — so
-    the dynamic linker's answer to "which file serves aclnnMishBackward" names exactly one.
-    Used to test, without an NPU, how the helper chooses the operator's library.
+    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``builtin`` CANN's
+    ``libopapi_nn.so`` (a copy of ``builtin_library`` if given: a twin whose kernel leaves no
+    stamp stands for CANN's kernel) — so the dynamic linker's answer to "which file serves
+    aclnnMishBackward" names exactly one. With ``package``, this repository's package is
+    installed as ops-nn's installer does without ``--install-path``: into CANN's
+    ``opp/vendors``, listed in its ``config.ini`` (the shared install). Used to test, without an
+    NPU, how the helper chooses the operator's library and kernel.
     """
     cann = root / "cann"
-    targets = [cann / "lib64" / "libascendcl.so", cann / "lib64" / "libnnopbase.so"]
-    targets += [cann / CUSTOM_OPAPI] if package else []
-    targets += [cann / "lib64" / "libopapi_nn.so"] if builtin else []
-    for target in targets:
+    copies = {
+        cann / "lib64" / "libascendcl.so": library,
+        cann / "lib64" / "libnnopbase.so": library,
+    }
+    if builtin:
+        copies[cann / "lib64" / "libopapi_nn.so"] = builtin_library or library
+    for target, origin in copies.items():
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(library, target)
+        shutil.copy(origin, target)
+    if package:
+        stand_in_package(cann / "opp" / "vendors" / VENDOR_DIR, library)
+        (cann / "opp" / "vendors" / "config.ini").write_text(f"load_priority={VENDOR_DIR}\n")
     return cann
 
 
-def probe_backend(cann: Path, kind: str, keep: tuple[str, ...] = ()) -> str:
+#: The variables that say where CANN and the package are: a probe sees only those it is given.
+_INSTALL_VARIABLES: Final = frozenset(
+    {"ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH", "MISHGRAD_BACKEND", "MISHGRAD_OPP_PATH"}
+)
+
+
+def probe_backend(cann: Path, kind: str, **variables: str) -> str:
     """Which file serves ``aclnnMishBackward`` for ``MISHGRAD_BACKEND=kind`` under ``cann``.
 
     Runs in a fresh Python process, as a program starting on that host would: the backend's
     libraries are loaded with global scope (CANN's operator libraries resolve runtime symbols
     through them), and in this process they would then stand in for the same symbols of every
-    library loaded later, the twin's included. Returns ``served by <path relative to cann>``,
-    or ``stops: <the error>``. The CANN variables that name other install folders are
-    cleared, unless listed in ``keep``.
+    library loaded later, the twin's included. The variables that say where packages are
+    installed are those in ``variables`` only (``MISHGRAD_OPP_PATH`` defaults to an empty
+    folder beside ``cann``). Returns ``served by ROOT/<path>`` (``ROOT``: ``cann``'s parent) and the
+    ``ASCEND_CUSTOM_OPP_PATH`` the process ran with, or ``stops: <the error's first line>``.
     """
     script = (
-        "import sys; from mishgrad import aclnn; print(aclnn.load_backend(sys.argv[1]).served_by)"
+        "import os, sys; from mishgrad import aclnn; "
+        "print(aclnn.load_backend(sys.argv[1]).served_by); "
+        "print(os.environ.get('ASCEND_CUSTOM_OPP_PATH', ''))"
     )
-    environment = {
-        k: v
-        for k, v in os.environ.items()
-        if k in keep or k not in {"ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH", "MISHGRAD_BACKEND"}
-    }
-    environment["ASCEND_HOME_PATH"] = str(cann)
+    environment = {k: v for k, v in os.environ.items() if k not in _INSTALL_VARIABLES}
+    environment.update(
+        ASCEND_HOME_PATH=str(cann), MISHGRAD_OPP_PATH=str(cann.parent / "no-private-opp")
+    )
+    environment.update(variables)
     result = subprocess.run(
         [sys.executable, "-c", script, kind],
         env=environment,
@@ -191,8 +230,16 @@ def probe_backend(cann: Path, kind: str, keep: tuple[str, ...] = ()) -> str:
         text=True,
         check=False,
     )
+    root = cann.parent.resolve()
     if result.returncode == 0:
-        served = Path(result.stdout.strip()).relative_to(cann.resolve())
-        return f"served by $ASCEND_HOME_PATH/{served}"
-    error = result.stderr.strip().splitlines()[-1].removeprefix("OSError: ")
-    return "stops: " + error
+        served, custom = [*result.stdout.splitlines(), ""][:2]
+        relative = [f"ROOT/{Path(p).resolve().relative_to(root)}" for p in custom.split(":") if p]
+        return (
+            f"served by ROOT/{Path(served).resolve().relative_to(root)}; "
+            f"ASCEND_CUSTOM_OPP_PATH={':'.join(relative)}"
+        )
+    lines = result.stderr.strip().splitlines()
+    error = next(
+        (line for line in reversed(lines) if "Error: " in line and not line.startswith(" ")), ""
+    )
+    return "stops: " + error.split("Error: ", 1)[-1].replace(str(root), "ROOT")

@@ -1,9 +1,10 @@
 """The Ascend platforms the tiling is planned for, each figure with its public source.
 
 Atlas A2 (chip architecture 2201): 196,608 bytes of Unified Buffer (UB) per vector core.
-ops-nn's tiling tests give CANN's tiling API both 196,608 and 196,352 as the UB size
-(:data:`UB_SIZE_FIXTURES`); no CANN document states a reservation, so the model keeps
-256 bytes back (:data:`UB_RESERVED_BYTES`), the smaller of the two. ``Select`` in its tensor
+CANN's tiling API (``PlatformAscendC::GetCoreMemSize``) reports it 256 bytes short
+(:data:`UB_RESERVED_BYTES`): it keeps them back on the SoC family it calls ASCEND910B, Atlas
+A2 and A3, and on no other, so Ascend 950's report is its whole UB. ops-nn's tiling tests give
+the tiling both 196,608 and 196,352 (:data:`UB_SIZE_FIXTURES`). ``Select`` in its tensor
 modes needs 8 KB of UB as scratch on A2, at 184 KB (AscendC's Select page and the arch-2201
 constants of asc-devkit); on Ascend 950 the count-based ``Select`` our kernel calls needs
 none (the same page). :data:`SOURCES` gives every figure's link; notebook 04 shows them.
@@ -19,8 +20,11 @@ from mishgrad.citations import ASC_DEVKIT, OPS_NN, permalink
 #: cann/pypto (GitHub mirror hicann/pypto): a CANN platform configuration file in its tests.
 PYPTO: Final = ("https://github.com/hicann/pypto", "883e7dfb018da764a65fd2c2f8c1e1d2de2d2471")
 
-#: Bytes the model keeps back from the physical UB: what the tiling function is told.
+#: Bytes CANN's tiling API keeps back from the physical UB of Atlas A2 (SoC family ASCEND910B;
+#: none on other SoCs): the C++ tiling's ``kAscend910BUb.reservedBytes``.
 UB_RESERVED_BYTES: Final = 256
+#: asc-devkit's tiling API implementation: the reserve and the SoC names it maps.
+_PLATFORM_ASCENDC: Final = "impl/utils/tiling/platform/platform_ascendc.cpp"
 #: Size of the scratch area Select's tensor modes use at the top of UB (where they use one).
 SELECT_SCRATCH_BYTES: Final = 8 * 1024
 
@@ -54,6 +58,12 @@ SOURCES: Final[dict[str, str]] = {
         OPS_NN,
         "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp",
         (279, 282),
+    ),
+    "The tiling API reports the UB 256 bytes short on ASCEND910B only (asc-devkit)": permalink(
+        ASC_DEVKIT, _PLATFORM_ASCENDC, (149, 159)
+    ),
+    "ASCEND910B: Atlas A2 ('Ascend910B') and A3 ('Ascend910_93'), the 256 bytes (asc-devkit)": (
+        permalink(ASC_DEVKIT, _PLATFORM_ASCENDC, (27, 48))
     ),
     "AscendC's temporary UB area: 8 KB (asc-devkit, every architecture)": permalink(
         ASC_DEVKIT, _CONSTANTS, 52
@@ -103,9 +113,19 @@ class Platform:
     select_uses_scratch: bool
 
     @property
+    def ub_reserved(self) -> int:
+        """UB bytes CANN's tiling API keeps back: :data:`UB_RESERVED_BYTES` on Atlas A2, else 0.
+
+        The model knows two SoC families and tells them apart by ``select_uses_scratch``, as
+        the C++ ``ComputeTiling`` the twin calls does: Atlas A2 (``kAscend910BUb``), whose
+        ``Select`` uses scratch, and Ascend 950 (``kAscend950Ub``), whose does not.
+        """
+        return UB_RESERVED_BYTES if self.select_uses_scratch else 0
+
+    @property
     def ub_reported(self) -> int:
-        """UB bytes the tiling function is told (the physical UB less 256 bytes)."""
-        return self.ub_bytes - UB_RESERVED_BYTES
+        """UB bytes the tiling function is told: the physical UB less :attr:`ub_reserved`."""
+        return self.ub_bytes - self.ub_reserved
 
     @property
     def select_scratch_begin(self) -> int:

@@ -76,7 +76,9 @@ def ub_limit(ub_reported: int, has_tanhx: bool, select_scratch: bool = True) -> 
 
     The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area
     (``select_scratch``: Atlas A2, not Ascend 950), the area is the top 8 KB of the
-    *physical* UB (reported + 256 bytes), and the buffers must end below it.
+    *physical* UB, and the buffers must end below it. Atlas A2's physical UB is the reported
+    one plus :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`, as in the C++
+    ``ComputeTiling`` (``kAscend910BUb``).
     """
     if has_tanhx or not select_scratch:
         return ub_reported

@@ -8,9 +8,17 @@
     tiling include directories (:mod:`mishgrad.kernel.opsnn`) against the twin's registry, contexts
     and context fakers (``kernel/twin/include``).
 ``op_kernel`` (one program per dtype)
-    ``test_mish_grad.cpp``: the kernel with golden data from ``mish_grad_data/gen_data.py``,
-    run on the twin's virtual cores through its stand-in for tikicpulib, the output judged by
-    ``mish_grad_data/compare_data.py`` (CANN's precision standard).
+    ``test_mish_grad.cpp`` and the kernel file as ops-nn's ``AddOpTestCase`` builds them (ops-nn
+    e5c3fa9, ``cmake/ut.cmake`` lines 636-637 and 700-748): two translation units, the kernel
+    compiled from a copy of ``op_kernel/`` alone (with that copy on the include path), both
+    force-including ``tests/ut/op_kernel/mish_grad_tiling_def.h`` and built with the same
+    ``-DDTYPE_X``. The test sets up its data as ops-nn's kernel tests do: it copies
+    ``<OPS_NN_ROOT>/experimental/activation/mish_grad/tests/ut/op_kernel/mish_grad_data`` into
+    its working folder, where ``gen_data.py`` writes inputs and golden and ``compare_data.py``
+    applies CANN's precision standard (both need python3 with NumPy only). :func:`run` lays
+    out such a root: a temporary folder whose ``experimental/activation/mish_grad`` links to
+    ``kernel/``. The kernel runs on the twin's virtual cores through its stand-in for
+    tikicpulib; the stand-ins for ops-nn's data helpers are ``kernel/twin/include/ut``.
 
 gtest comes from Debian's ``libgtest-dev`` (``make gtest`` installs it). Programs are built
 into ``build/ut`` and rebuilt when a source changes.
@@ -39,11 +47,17 @@ KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bflo
 
 @dataclass(frozen=True)
 class Program:
-    """One gtest program: its sources and flags."""
+    """One gtest program: its sources and flags.
+
+    ``kernel_dir``, if set, is an ``op_kernel`` folder: :func:`build` copies its contents into
+    the build folder, as ops-nn does before a kernel test (``kernel_src_copy``), and compiles
+    the copy's kernel file beside ``sources``, with the copy on the include path.
+    """
 
     name: str
     sources: tuple[Path, ...]
     flags: tuple[str, ...]
+    kernel_dir: Path | None = None
 
 
 def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
@@ -60,14 +74,16 @@ def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
         ),
         (*stand_ins, *opsnn.include_flags("tiling", kernel)),
     )
+    tiling_def = ut / "op_kernel" / f"{opsnn.OP_NAME}_tiling_def.h"
     kernels = [
         Program(
             f"op_kernel_{name}",
             (
-                ut / "op_kernel" / "test_mish_grad.cpp",
+                *sorted((ut / "op_kernel").glob(f"test_{opsnn.OP_NAME}*.cpp")),
                 *(kernel / "twin" / "src" / f for f in twin_build.RUNTIME_SOURCES),
             ),
-            (*stand_ins, f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
+            (*stand_ins, "-include", str(tiling_def), f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
+            kernel / "op_kernel",
         )
         for name, ctype in KERNEL_DTYPES.items()
     ]
@@ -93,8 +109,15 @@ def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUI
     if binary.exists() and binary.stat().st_mtime > newest:
         return binary
     folder.mkdir(parents=True, exist_ok=True)
+    sources, flags = list(program.sources), list(program.flags)
+    if program.kernel_dir is not None:
+        copy = folder / "kernel_src" / program.name / opsnn.OP_NAME
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(program.kernel_dir, copy)
+        sources.append(copy / f"{opsnn.OP_NAME}.cpp")
+        flags.append(f"-I{copy}")
     compiler = os.environ.get("CXX", "g++")
-    command = [compiler, *FLAGS, *program.flags, *map(str, program.sources), *GTEST]
+    command = [compiler, *FLAGS, *flags, *map(str, sources), *GTEST]
     with tempfile.NamedTemporaryFile(dir=folder, delete=False) as partial:
         pass
     result = subprocess.run(
@@ -111,20 +134,26 @@ def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUI
 def run(
     program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR
 ) -> subprocess.CompletedProcess[str]:
-    """Build (see :func:`build`) and run one program in a fresh folder with ``mish_grad_data``.
+    """Build (see :func:`build`) and run one program as ops-nn's test build would.
 
-    ``python3`` in the tests' ``system()`` calls is found first in this interpreter's folder
-    (the virtual environment's ``bin``), which has mishgrad.
+    The program runs in an empty working folder with ``OPS_NN_ROOT`` set to a temporary
+    ops-nn root whose :data:`mishgrad.kernel.opsnn.OPS_NN_OP_DIR` links to ``kernel``, so the
+    kernel test's ``kernel_ut::SetupTestEnvironment`` copies its data folder from there.
+    ``python3`` in the tests' script calls is found first in this interpreter's folder (the
+    virtual environment's ``bin``, which has NumPy).
     """
     binary = build(program, kernel, folder)
-    data = kernel / "tests" / "ut" / "op_kernel" / "mish_grad_data"
-    with tempfile.TemporaryDirectory(prefix="mishgrad-ut-") as workdir:
-        shutil.copytree(data, Path(workdir) / "mish_grad_data")
+    with tempfile.TemporaryDirectory(prefix="mishgrad-ut-") as temporary:
+        root, workdir = Path(temporary) / "ops-nn", Path(temporary) / "work"
+        op_dir = root / opsnn.OPS_NN_OP_DIR
+        op_dir.parent.mkdir(parents=True)
+        op_dir.symlink_to(kernel.resolve(), target_is_directory=True)
+        workdir.mkdir()
         path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         return subprocess.run(
             [str(binary)],
             cwd=workdir,
-            env={**os.environ, "PATH": path},
+            env={**os.environ, "PATH": path, "OPS_NN_ROOT": str(root)},
             capture_output=True,
             text=True,
             check=False,

@@ -44,14 +44,15 @@ def phase1_status_without_output_shape(grad, self, out):
 
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 ALIGN = 32  # the twin's kWorkspaceAlign
+STAMP = 32  # the kernel's own workspace, always planned: its stamp
 
 
 def max_elements(budget, grad_dtype, self_dtype, out_dtype):
-    # The plan: one buffer per input cast to the computation dtype, one for the result when
-    # gradInput's dtype differs; each rounded up to ALIGN bytes.
+    # The plan: the kernel's own STAMP bytes, one buffer per input cast to the computation
+    # dtype, one for the result when gradInput's dtype differs; each rounded up to ALIGN bytes.
     compute = grad_dtype if grad_dtype == self_dtype else "float32"
     buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
-    per_buffer = budget // buffers // ALIGN * ALIGN
+    per_buffer = max(0, budget - STAMP) // buffers // ALIGN * ALIGN
     return per_buffer // ITEMSIZE[compute]
 
 
@@ -59,13 +60,14 @@ def max_elements_without_rounding(budget, grad_dtype, self_dtype, out_dtype):
     # A plausible mistake: the buffers are not rounded up to the alignment.
     compute = grad_dtype if grad_dtype == self_dtype else "float32"
     buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
-    return budget // buffers // ITEMSIZE[compute]
+    return max(0, budget - STAMP) // buffers // ITEMSIZE[compute]
 
 
 CASES = [
     Case(nb07.check_phase1_status, right=phase1_status, wrong=phase1_status_without_output_shape),
     Case(nb07.check_max_elements, right=max_elements, wrong=max_elements_without_rounding),
-    Case(nb07.check_pool_offset, right=(832, False), wrong=(830, False)),
+    # the wrong one forgets the kernel's own 32 bytes
+    Case(nb07.check_pool_offset, right=(800, False), wrong=(832, False)),
     Case(
         nb07.check_max_dims_edit,
         right=(0, 161002),

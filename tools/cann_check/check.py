@@ -64,8 +64,21 @@ _OPBASE = [
     "include", "include/nnopbase", "include/aclnnop", "include/op_common",
     "include/op_common/op_host", "pkg_inc", "pkg_inc/op_common",
 ]  # fmt: skip
+#: opbase's folders on the tiling and infershape paths (ops-nn cmake/modules/FindOPBASE.cmake
+#: L43-L51, relative to opbase's root): log/log.h, for OP_LOGE, is in include/op_common.
+_OPBASE_OPS = [
+    "include", "include/op_common", "include/op_common/op_host", "include/op_common/op_graph",
+    "pkg_inc", "pkg_inc/op_common", "pkg_inc/op_common/op_host", "pkg_inc/op_common/op_graph",
+]  # fmt: skip
 _RUNTIME = ["include/external", "pkg_inc"]
 _OPS_NN = ["", "common/inc", "common/inc/op_api", "common/stub/op_api"]
+#: ops-nn's own folders on the tiling and infershape paths (cmake/variables.cmake L181-L208,
+#: OP_TILING_INCLUDE and OP_PROTO_INCLUDE, less their matmul/conv/vfusion folders).
+_OPS_NN_TILING = ["", "common/inc", "common/inc/op_host"]
+_OPS_NN_INFERSHAPE = ["", "common/inc"]
+#: runtime's include/dfx holds base/err_msg.h, which log/log.h includes: on the tiling path as
+#: such (variables.cmake L193), installed into CANN's include/ for infershape's.
+_RUNTIME_DFX = ["include/dfx"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +104,7 @@ def cann_dirs(root: Path) -> dict[str, list[str]]:
         f"-isystem{root / 'asc-devkit/include/utils'}",
         *runtime,
     ]
+    log = [*_system(root, "opbase", _OPBASE_OPS), *_system(root, "runtime", _RUNTIME_DFX)]
     return {
         "kernel": [
             f"-isystem{STUBS / 'kernel'}",
@@ -98,6 +112,8 @@ def cann_dirs(root: Path) -> dict[str, list[str]]:
             *_system(root, "gen", ["include", ""]),
         ],
         "host": host,
+        "tiling": [*host, *log, *_system(root, "ops-nn", _OPS_NN_TILING)],
+        "infershape": [*host, *log, *_system(root, "ops-nn", _OPS_NN_INFERSHAPE)],
         "op_api": [*host, *_system(root, "opbase", _OPBASE), *_system(root, "ops-nn", _OPS_NN)],
         "example": [*runtime, f"-isystem{root / 'opbase/include/nnopbase'}"],
     }
@@ -118,13 +134,13 @@ def checks(dirs: dict[str, list[str]], kernel: Path) -> list[Check]:
     ]
     # op_def without graph/operator_reg.h, as metadef builds it
     host = [
-        ("op_host/mish_grad_def.cpp", "op_def", ("-DNO_OPERATOR_IMPL",)),
-        ("op_host/mish_grad_infershape.cpp", "infershape", ()),
-        ("op_host/mish_grad_tiling.cpp", "tiling", ()),
+        ("op_host/mish_grad_def.cpp", "op_def", "host", ("-DNO_OPERATOR_IMPL",)),
+        ("op_host/mish_grad_infershape.cpp", "infershape", "infershape", ()),
+        ("op_host/mish_grad_tiling.cpp", "tiling", "tiling", ()),
     ]
     result += [
-        Check(path, kernel / path, (*dirs["host"], *extra, *own(target, kernel)))
-        for path, target, extra in host
+        Check(path, kernel / path, (*dirs[cann], *extra, *own(target, kernel)))
+        for path, target, cann, extra in host
     ]
     result += [
         Check(path, kernel / path, (*dirs["op_api"], *own("op_api", kernel)))

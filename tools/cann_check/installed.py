@@ -55,6 +55,10 @@ OPBASE_DIRS = (
 )  # fmt: skip
 #: ops-nn's own folders on the op_api path (cmake/variables.cmake L162-L179).
 OPS_NN_DIRS = ("", "common/inc", "common/inc/op_api", "common/stub/op_api")
+#: ops-nn's own folders on the tiling and infershape paths (cmake/variables.cmake L181-L208,
+#: OP_TILING_INCLUDE and OP_PROTO_INCLUDE, less the latter's matmul/conv/vfusion folders).
+OPS_NN_TILING_DIRS = ("", "common/inc", "common/inc/op_host")
+OPS_NN_INFERSHAPE_DIRS = ("", "common/inc")
 #: The tiling API's folders relative to the parent of its include folder (Findtilingapi L47-L55).
 TILINGAPI_DIRS = (
     "include", "ascendc", "ascendc/include", "ascendc/include/highlevel_api",
@@ -113,7 +117,8 @@ def installed_dirs(home: Path, stubs: Path) -> dict[str, list[str]]:
     ]  # fmt: skip
     host = [f"-isystem{folder}" for folder in common if folder.is_dir()]
     host += _system(found["tilingapi"].parent, TILINGAPI_DIRS)
-    host.append(f"-isystem{stubs / 'host'}")
+    stub = f"-isystem{stubs / 'host'}"
+    opbase_dirs = _system(opbase / "include", OPBASE_DIRS)
     asc = prefix(home) / "asc" / "include"
     if not (asc / "kernel_operator.h").is_file():
         raise LayoutError(
@@ -122,10 +127,13 @@ def installed_dirs(home: Path, stubs: Path) -> dict[str, list[str]]:
     tikicpulib = home / "tools" / "tikicpulib" / "lib" / "include"
     return {
         "kernel": [*_system(tikicpulib, ("",)), f"-isystem{asc}", f"-isystem{stubs / 'kernel'}"],
-        "host": host,
+        "host": [*host, stub],
+        "tiling": [*host, *opbase_dirs, *_system(ops_nn, OPS_NN_TILING_DIRS), stub],
+        "infershape": [*host, *opbase_dirs, *_system(ops_nn, OPS_NN_INFERSHAPE_DIRS), stub],
         "op_api": [
             *host,
-            *_system(opbase / "include", OPBASE_DIRS),
+            stub,
+            *opbase_dirs,
             f"-isystem{found['aclnn']}",
             f"-isystem{found['opdev']}",
             *_system(ops_nn, OPS_NN_DIRS),

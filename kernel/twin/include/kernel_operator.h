@@ -42,10 +42,33 @@
 using GM_ADDR = uint8_t*;
 
 // Tiling data arrives as bytes in global memory; the kernel reads it back as its struct.
-#define REGISTER_TILING_DEFAULT(type)
+// REGISTER_TILING_DEFAULT names that struct for CANN's op compiler and, like CANN's macro, may
+// stand at file scope or inside the kernel function; here it checks that `type` is a struct
+// that can be copied as bytes.
+#define REGISTER_TILING_DEFAULT(type) \
+    static_assert(std::is_trivially_copyable<type>::value, "the tiling data is copied as bytes")
 #define GET_TILING_DATA_WITH_STRUCT(type, name, pointer) \
     type name;                                           \
     std::memcpy(&name, (pointer), sizeof(type))
+
+// The kinds of kernel CANN's KERNEL_TASK_TYPE_DEFAULT(value) declares (the names of asc-devkit's
+// enum KernelMetaType, impl/basic_api/utils/kernel_utils_macros.h): which cores a launch
+// starts. The twin runs every kernel on virtual vector cores, so the macro only checks, at
+// compile time, that `value` is one of these names.
+enum KernelMetaType : uint8_t {
+    KERNEL_TYPE_AIV_ONLY,
+    KERNEL_TYPE_AIC_ONLY,
+    KERNEL_TYPE_MIX_AIV_1_0,
+    KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1,
+    KERNEL_TYPE_MIX_AIC_1_2,
+    KERNEL_TYPE_AICORE,
+    KERNEL_TYPE_VECTORCORE,
+    KERNEL_TYPE_MIX_AICORE,
+    KERNEL_TYPE_MIX_VECTOR_CORE,
+    KERNEL_TYPE_MAX,
+};
+#define KERNEL_TASK_TYPE_DEFAULT(value) static_cast<void>(std::integral_constant<KernelMetaType, value>{})
 
 namespace AscendC {
 
@@ -206,6 +229,21 @@ public:
     uint64_t GetSize() const { return size_; }
     __gm__ T* GetPhyAddr() const { return base_; }
 
+    // A scalar write: it goes to the core's data cache, not yet to global memory (AscendC's
+    // GlobalTensor::SetValue page); DataCacheCleanAndInvalid writes it back.
+    void SetValue(uint64_t offset, T value) const
+    {
+        static_assert(sizeof(T) <= sizeof(twin::PendingGmWrite::bytes), "a scalar of at most 8 bytes");
+        if (offset >= size_) {
+            twin::Fail("GlobalTensor::SetValue", "offset " + std::to_string(offset) + " is past the " +
+                                                     std::to_string(size_) + " elements of the tensor");
+        }
+        (*this)[offset].Access("GlobalTensor::SetValue", sizeof(T));
+        twin::PendingGmWrite write{reinterpret_cast<uint8_t*>(base_ + offset), {}, sizeof(T)};
+        std::memcpy(write.bytes, &value, sizeof(T));
+        twin::Current().dataCache.push_back(write);
+    }
+
     // Checks that `bytes` from here stay inside both the declared tensor and the host buffer,
     // and returns the byte offset into the host buffer (for the trace).
     int64_t Access(const char* api, uint64_t bytes) const
@@ -228,6 +266,31 @@ private:
     uint64_t size_ = 0;
     const twin::GmRegion* region_ = nullptr;
 };
+
+// The data cache (AscendC's DataCacheCleanAndInvalid page): scalar writes to global memory wait
+// there until their 64-byte line is written back. SINGLE_CACHE_LINE writes back from dst's
+// address to the end of its line; ENTIRE_DATA_CACHE writes back everything. The twin's reads
+// of global memory bypass the cache, so "invalid" has nothing to do here.
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst)
+{
+    static_assert(dcciDst == DcciDst::CACHELINE_OUT || dcciDst == DcciDst::CACHELINE_ALL,
+                  "the twin models the data cache against global memory only");
+    const auto address = reinterpret_cast<uintptr_t>(dst.GetPhyAddr());
+    if (entireType == CacheLine::ENTIRE_DATA_CACHE) {
+        twin::WriteBackDataCache(0, UINTPTR_MAX);
+        return;
+    }
+    twin::WriteBackDataCache(address, (address / twin::kCacheLineBytes + 1) * twin::kCacheLineBytes);
+}
+
+// The workspace a kernel may use for itself. As in CANN's CPU debug mode (asc-devkit
+// impl/basic_api/dav_c220/kernel_operator_common_impl.h), it starts where the workspace does:
+// the twin reserves no system workspace before it.
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace; }
 
 // ---------------------------------------------------------------------------------------
 // Memory management: TPipe hands out UB; TQue and TBuf own pieces of it.

@@ -4,7 +4,8 @@
 // (common/mish_grad_contract.h) and plans the work as CANN's executor would: gather each
 // input into a contiguous buffer of the computation dtype where it is strided, broadcast or
 // of another dtype; launch the kernel; copy the result into gradInput's view, casting to its
-// dtype. The workspace is exactly the bytes of those intermediate buffers. Phase 2 checks
+// dtype. The workspace is exactly the bytes of those intermediate buffers and of the kernel's
+// own workspace (where it writes its stamp, op_kernel/mish_grad_stamp.h). Phase 2 checks
 // the workspace, runs the plan on the stream and retires the executor.
 //
 // Tensors and executors are handed out as handles that are never reused (twin/handles.h), and
@@ -186,6 +187,7 @@ struct aclOpExecutor {
     aclTensor out{};
     bool outputThroughWorkspace = false;
     uint64_t outputOffset = 0;
+    uint64_t kernelWorkspaceOffset = 0;  // the kernel's own workspace: where it writes its stamp
     uint64_t workspaceSize = 0;
 };
 
@@ -197,20 +199,25 @@ twin::HandleTable<aclOpExecutor>& Executors()
     return executors;
 }
 
-// Places a buffer of `elements` elements of `dtype` at the end of the workspace; false if the
-// workspace's size would not fit 64 bits.
-bool Reserve(uint64_t* workspace, int64_t elements, int32_t dtype, uint64_t* offset)
+// Places `bytes` bytes at the end of the workspace; false if its size would not fit 64 bits.
+bool ReserveBytes(uint64_t* workspace, uint64_t bytes, uint64_t* offset)
 {
-    uint64_t bytes = 0;
     uint64_t end = 0;
-    if (__builtin_mul_overflow(static_cast<uint64_t>(elements), ElementSize(dtype), &bytes) ||
-        __builtin_add_overflow(bytes, kWorkspaceAlign - 1, &bytes) ||
+    if (__builtin_add_overflow(bytes, kWorkspaceAlign - 1, &bytes) ||
         __builtin_add_overflow(*workspace, bytes / kWorkspaceAlign * kWorkspaceAlign, &end)) {
         return false;
     }
     *offset = *workspace;
     *workspace = end;
     return true;
+}
+
+// Places a buffer of `elements` elements of `dtype` at the end of the workspace.
+bool Reserve(uint64_t* workspace, int64_t elements, int32_t dtype, uint64_t* offset)
+{
+    uint64_t bytes = 0;
+    return !__builtin_mul_overflow(static_cast<uint64_t>(elements), ElementSize(dtype), &bytes) &&
+           ReserveBytes(workspace, bytes, offset);
 }
 
 bool PlanInput(const aclTensor& tensor, aclOpExecutor* plan, Operand* operand, uint64_t* workspace)
@@ -248,6 +255,10 @@ bool PlanWork(aclOpExecutor* plan, const aclTensor& gradOutput, const aclTensor&
         !Reserve(&workspace, plan->elements, plan->computeDtype, &plan->outputOffset)) {
         return false;
     }
+    // What CANN's tiling function asks for beyond its system workspace (op_host/mish_grad_tiling.cpp).
+    if (!ReserveBytes(&workspace, twin::KernelWorkspaceBytes(), &plan->kernelWorkspaceOffset)) {
+        return false;
+    }
     plan->workspaceSize = workspace;
     return true;
 }
@@ -281,8 +292,8 @@ std::string Run(const aclOpExecutor& plan, uint8_t* workspace, void* stream)
     const uint32_t outSize = ElementSize(plan.out.dtype);
     uint8_t* result = plan.outputThroughWorkspace ? workspace + plan.outputOffset : plan.out.data + plan.out.firstByte;
     const std::string error =
-        twin::LaunchMishGrad(plan.computeDtype, grad, self, nullptr, result, static_cast<uint64_t>(plan.elements),
-                             twin::CurrentLaunchPlatform(), false, nullptr);
+        twin::LaunchMishGrad(plan.computeDtype, grad, self, nullptr, result, workspace + plan.kernelWorkspaceOffset,
+                             static_cast<uint64_t>(plan.elements), twin::CurrentLaunchPlatform(), false, nullptr);
     if (!error.empty() || !plan.outputThroughWorkspace) {
         return error;
     }

@@ -88,6 +88,21 @@ void Record(const char* op, uint64_t count, uint64_t bytes, int64_t dst, int64_t
 
 void Log(const std::string& text) { Current().log += text; }
 
+void WriteBackDataCache(uintptr_t begin, uintptr_t end)
+{
+    std::vector<PendingGmWrite>& cache = Current().dataCache;
+    std::vector<PendingGmWrite> kept;
+    for (const PendingGmWrite& write : cache) {  // in program order: a later write wins
+        const auto address = reinterpret_cast<uintptr_t>(write.address);
+        if (address >= begin && address + write.size <= end) {
+            std::memcpy(write.address, write.bytes, write.size);
+        } else {
+            kept.push_back(write);
+        }
+    }
+    cache = std::move(kept);
+}
+
 namespace {
 
 using Kind = PrintArgument::Kind;
@@ -221,6 +236,13 @@ void RunOneCore(KernelBody kernel, void* arguments, uint32_t index, uint32_t blo
     tCurrent = &core;
     try {
         kernel(arguments);
+        if (!core.dataCache.empty()) {
+            Fail("GlobalTensor::SetValue",
+                 std::to_string(core.dataCache.size()) +
+                     " scalar writes to global memory were still in the data cache when the kernel ended: the "
+                     "host is not guaranteed to see them. Write their cache line back with "
+                     "DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>");
+        }
     } catch (const std::exception& error) {
         outcome->error = error.what();
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mish_grad_tiling.h"
+#include "mish_grad_tiling_data.h"
 #include "twin/capi.h"
 #include "twin/runtime.h"
 
@@ -30,13 +31,14 @@ struct Launch {
     uint8_t* x;
     uint8_t* tanhx;
     uint8_t* xGrad;
+    uint8_t* workspace;  // the kernel's own (null: none, as in a direct launch)
     MishGradTilingData tiling;
 };
 
 void RunKernel(void* arguments)
 {
     auto* launch = static_cast<Launch*>(arguments);
-    launch->entry(launch->grad, launch->x, launch->tanhx, launch->xGrad, nullptr,
+    launch->entry(launch->grad, launch->x, launch->tanhx, launch->xGrad, launch->workspace,
                   reinterpret_cast<uint8_t*>(&launch->tiling));
 }
 
@@ -101,6 +103,9 @@ std::string RunWithTiling(const Launch& launch, uint32_t size, const twin::Platf
     if (launch.tiling.hasTanhx != 0) {
         regions.push_back({launch.tanhx, bytes, "tanhx"});
     }
+    if (launch.workspace != nullptr) {
+        regions.push_back({launch.workspace, mishgrad::kStampBytes, "workspace"});
+    }
     if (hostThreads == 0) {
         hostThreads = std::max(1u, std::thread::hardware_concurrency());
     }
@@ -111,8 +116,11 @@ std::string RunWithTiling(const Launch& launch, uint32_t size, const twin::Platf
 
 }  // namespace
 
-std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, uint64_t n,
-                                 const LaunchPlatform& platform, bool tracing, std::vector<TraceEvent>* trace)
+uint64_t twin::KernelWorkspaceBytes() { return mishgrad::kStampBytes; }
+
+std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, void* workspace,
+                                 uint64_t n, const LaunchPlatform& platform, bool tracing,
+                                 std::vector<TraceEvent>* trace)
 {
     Launch launch{};
     uint32_t size = 0;
@@ -136,6 +144,7 @@ std::string twin::LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx
     launch.x = static_cast<uint8_t*>(x);
     launch.tanhx = static_cast<uint8_t*>(tanhx);
     launch.xGrad = static_cast<uint8_t*>(xGrad);
+    launch.workspace = static_cast<uint8_t*>(workspace);
     return RunWithTiling(launch, size, twin::Platform{platform.ubBytes, platform.selectScratchBegin, numerics},
                          platform.hostThreads, tracing, trace);
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exe_graph/runtime/storage_shape.h"
@@ -36,8 +37,11 @@ private:
     ge::Format storage_ = ge::FORMAT_ND;
 };
 
-// What both contexts know about the node: its inputs' and outputs' shapes and descriptors.
+// What both contexts know about the node: its type and name, its inputs' and outputs' shapes
+// and descriptors.
 struct NodeIo {
+    std::string nodeType;
+    std::string nodeName;
     std::vector<uint32_t> instances;  // per IR input: 1 present, 0 (or not listed) absent
     std::vector<StorageShape*> inputShapes;
     std::vector<StorageShape*> outputShapes;
@@ -55,10 +59,17 @@ struct NodeIo {
 class InferShapeContext {
 public:
     explicit InferShapeContext(NodeIo* io) : io_(io) {}
+    const char* GetNodeType() const { return io_->nodeType.c_str(); }
+    const char* GetNodeName() const { return io_->nodeName.c_str(); }
     const Shape* GetInputShape(size_t index) const
     {
         const StorageShape* shape = io_->Input(index);
         return shape == nullptr ? nullptr : &shape->GetOriginShape();
+    }
+    // An optional input: null when the graph has no instance of it.
+    const Shape* GetOptionalInputShape(size_t irIndex) const
+    {
+        return io_->Present(irIndex) ? GetInputShape(irIndex) : nullptr;
     }
     Shape* GetOutputShape(size_t index) const
     {
@@ -120,6 +131,8 @@ public:
         : io_(io), platform_(platform), tiling_(tiling), workspaces_(workspaces)
     {
     }
+    const char* GetNodeType() const { return io_->nodeType.c_str(); }
+    const char* GetNodeName() const { return io_->nodeName.c_str(); }
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
     const StorageShape* GetInputShape(size_t index) const { return io_->Input(index); }
     // An optional input: null when the graph has no instance of it.
@@ -163,11 +176,18 @@ private:
 
 class TilingParseContext {
 public:
-    explicit TilingParseContext(fe::PlatFormInfos* platform) : platform_(platform) {}
+    explicit TilingParseContext(fe::PlatFormInfos* platform, std::string nodeType = "", std::string nodeName = "")
+        : platform_(platform), nodeType_(std::move(nodeType)), nodeName_(std::move(nodeName))
+    {
+    }
+    const char* GetNodeType() const { return nodeType_.c_str(); }
+    const char* GetNodeName() const { return nodeName_.c_str(); }
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
 
 private:
     fe::PlatFormInfos* platform_;
+    std::string nodeType_;
+    std::string nodeName_;
 };
 
 using InferShapeFunc = ge::graphStatus (*)(InferShapeContext*);

@@ -57,6 +57,19 @@ struct AlignedDelete {
     void operator()(uint8_t* bytes) const { ::operator delete[](bytes, std::align_val_t{32}); }
 };
 
+// One scalar write to global memory held in a core's data cache.
+struct PendingGmWrite {
+    uint8_t* address;
+    uint8_t bytes[8];
+    uint32_t size;
+};
+
+// The data cache's line: the unit in which it writes back to global memory.
+constexpr uint64_t kCacheLineBytes = 64;
+
+// Writes back the current core's cached writes to addresses in [begin, end) to global memory.
+void WriteBackDataCache(uintptr_t begin, uintptr_t end);
+
 struct CoreContext {
     uint32_t blockIdx = 0;
     uint32_t blockDim = 0;
@@ -68,6 +81,9 @@ struct CoreContext {
     uint32_t sequence = 0;
     std::vector<TraceEvent> trace;
     std::string log;  // what printf and DumpTensor wrote on this core, in program order
+    // Scalar writes to global memory (GlobalTensor::SetValue) still in the core's data cache:
+    // they reach global memory when DataCacheCleanAndInvalid writes their 64-byte line back.
+    std::vector<PendingGmWrite> dataCache;
 };
 
 CoreContext& Current();  // fails outside a kernel launch

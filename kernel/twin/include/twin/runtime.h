@@ -63,9 +63,13 @@ struct LaunchPlatform {
 };
 LaunchPlatform& CurrentLaunchPlatform();
 
+// The bytes of workspace the kernel itself uses (its stamp, op_kernel/mish_grad_stamp.h).
+uint64_t KernelWorkspaceBytes();
+
 // Plans the tiling and runs mish_grad for `dtype` (an aclDataType) on n elements at the given
-// device addresses. Returns an error message, or "" on success.
-std::string LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, uint64_t n,
+// device addresses; `workspace` is the kernel's own, KernelWorkspaceBytes() long. Returns an
+// error message, or "" on success.
+std::string LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, void* workspace, uint64_t n,
                            const LaunchPlatform& platform, bool tracing, std::vector<TraceEvent>* trace);
 
 }  // namespace twin

@@ -51,9 +51,11 @@ inline TilingContext* ContextHolder::GetContext<TilingContext>()
 template <typename Derived>
 class ContextFakerBase {
 public:
+    // The node's type; the twin names the node after it too.
     Derived& SetOpType(const std::string& type)
     {
-        type_ = type;
+        holder_->io.nodeType = type;
+        holder_->io.nodeName = type;
         return Self();
     }
     Derived& NodeIoNum(size_t inputs, size_t outputs)
@@ -92,7 +94,6 @@ public:
 protected:
     Derived& Self() { return static_cast<Derived&>(*this); }
     std::shared_ptr<FakedNode> holder_ = std::make_shared<FakedNode>();
-    std::string type_;
 };
 
 class InferShapeContextFaker : public ContextFakerBase<InferShapeContextFaker> {

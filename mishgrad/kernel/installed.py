@@ -1,0 +1,235 @@
+"""Where this repository's operator package is installed on a CANN host, and who gets its kernel.
+
+One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
+``ascend-builtin``), ``kernel/examples/run.sh`` and the Ascend workflow call it (the last two
+through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
+library, so it runs before the virtual environment exists).
+
+**Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
+type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
+config.ini`` lists in ``load_priority``, overlaid by every folder in ``$ASCEND_CUSTOM_OPP_PATH``
+(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp``: the custom
+folders L148-172, ``config.ini`` L218-254, their kernel configs L291-351, the merge L353-384).
+A package installed into CANN's ``opp/vendors`` therefore replaces ``MishGrad`` for every
+program on the host: CANN's own ``libopapi_nn.so``, torch_npu, graph mode. So the book
+installs it with ``--install-path`` into a folder of its own (:func:`private_opp`), which no
+``config.ini`` lists, and only a process that asks for it (``MISHGRAD_BACKEND=ascend``) puts
+the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`process_environment`), before CANN's
+libraries are loaded. Every other process on the host keeps CANN's kernel.
+
+**The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
+e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
+
+``private``
+    ``--install-path=DIR``: the package goes to ``DIR/vendors/mishgrad_nn``; no ``config.ini``
+    changes. Found at :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (the
+    package's ``bin/set_env.bash`` adds it there).
+``custom``
+    No ``--install-path`` but ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
+    mishgrad_nn``, listed in a ``config.ini`` beside it that nnopbase does not read.
+``shared``
+    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini`` — active
+    in every process on the host.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from . import opsnn
+
+#: The folder the book installs the package into (``--install-path``), unless
+#: ``$MISHGRAD_OPP_PATH`` names another: ``build/opp`` of this repository.
+DEFAULT_PRIVATE_OPP: Final = Path(__file__).resolve().parents[2] / "build" / "opp"
+#: The op type nnopbase's kernel table is keyed by.
+OP_TYPE: Final = opsnn.OP_TYPE
+
+
+class PackageError(OSError):
+    """The package is missing, or the process cannot get the kernel it asked for."""
+
+
+@dataclass(frozen=True)
+class Package:
+    """An installed copy of the package: its vendor folder and the route that put it there."""
+
+    vendor: Path
+    route: str
+
+    @property
+    def opapi(self) -> Path:
+        """The aclnn library, ``libcust_opapi.so``."""
+        return self.vendor / "op_api" / "lib" / "libcust_opapi.so"
+
+    @property
+    def include(self) -> Path:
+        """The folder with ``aclnn_mish_backward.h``."""
+        return self.vendor / "op_api" / "include"
+
+
+def private_opp(env: Mapping[str, str] = os.environ) -> Path:
+    """The ``--install-path`` folder: ``$MISHGRAD_OPP_PATH``, else :data:`DEFAULT_PRIVATE_OPP`."""
+    return Path(env.get("MISHGRAD_OPP_PATH") or DEFAULT_PRIVATE_OPP)
+
+
+def opp_path(env: Mapping[str, str] = os.environ) -> Path | None:
+    """CANN's ``opp``: ``$ASCEND_OPP_PATH``, else ``$ASCEND_HOME_PATH/opp``; None without either."""
+    if env.get("ASCEND_OPP_PATH"):
+        return Path(env["ASCEND_OPP_PATH"])
+    return Path(env["ASCEND_HOME_PATH"]) / "opp" if env.get("ASCEND_HOME_PATH") else None
+
+
+def custom_paths(env: Mapping[str, str] = os.environ) -> list[Path]:
+    """The entries of ``$ASCEND_CUSTOM_OPP_PATH``, in order."""
+    return [Path(p) for p in env.get("ASCEND_CUSTOM_OPP_PATH", "").split(":") if p]
+
+
+def candidates(env: Mapping[str, str] = os.environ) -> list[Package]:
+    """Every place an install route may have put the package, in the order they are tried."""
+    found = [Package(private_opp(env) / "vendors" / opsnn.VENDOR_DIR, "private")]
+    for entry in custom_paths(env):
+        if entry.name == opsnn.VENDOR_DIR:  # added by the package's bin/set_env.bash
+            found.append(Package(entry, "private"))
+        else:
+            found.append(Package(entry / "vendors" / opsnn.VENDOR_DIR, "custom"))
+    opp = opp_path(env)
+    if opp is not None:
+        found.append(Package(opp / "vendors" / opsnn.VENDOR_DIR, "shared"))
+    return found
+
+
+def install_command(env: Mapping[str, str] = os.environ) -> str:
+    """The command that installs a freshly built package privately (run in the ops-nn checkout)."""
+    return f"{opsnn.INSTALL_COMMAND} --install-path={private_opp(env)}"
+
+
+def find_package(env: Mapping[str, str] = os.environ) -> Package:
+    """The first installed copy of the package among :func:`candidates`.
+
+    Raises
+    ------
+    PackageError
+        Naming every place looked in, and how to build and install the package.
+
+    """
+    places = candidates(env)
+    for package in places:
+        if package.opapi.is_file():
+            return package
+    looked = "\n".join(f"  {p.opapi} ({p.route})" for p in places)
+    raise PackageError(
+        "MISHGRAD_BACKEND=ascend runs this repository's operator, but its package is not "
+        f"installed; looked for:\n{looked}\nBuild it in an ops-nn checkout (kernel/README.md): "
+        f"copy kernel/ to {opsnn.OPS_NN_OP_DIR}, then `{opsnn.BUILD_COMMAND} && "
+        f"{install_command(env)}`. To run CANN's built-in operator instead, choose it "
+        "explicitly: MISHGRAD_BACKEND=ascend-builtin"
+    )
+
+
+def declares_kernel(vendor: Path) -> bool:
+    """Whether ``vendor``'s kernel configs (any SoC) have an entry for MishGrad.
+
+    nnopbase merges every ``*.json`` of ``op_impl/ai_core/tbe/config/<soc>/`` into its table by
+    op type (op_kernel_lib.cpp L291-351, L353-384), so such an entry replaces CANN's kernel.
+    """
+    for config in sorted((vendor / "op_impl" / "ai_core" / "tbe" / "config").glob("*/*.json")):
+        try:
+            entries = json.loads(config.read_text())
+        except (OSError, ValueError):
+            continue  # nnopbase would fail on it too; it replaces nothing here
+        if isinstance(entries, dict) and OP_TYPE in entries:
+            return True
+    return False
+
+
+def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
+    """The vendor folders of CANN's ``opp/vendors/config.ini`` (``load_priority``), in order."""
+    opp = opp_path(env)
+    if opp is None:
+        return []
+    try:
+        lines = (opp / "vendors" / "config.ini").read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:  # nnopbase reads the first line that mentions "priority" (L218-254)
+        if not line.startswith("#") and "priority" in line and "=" in line:
+            names = line.split("=", 1)[1].strip().split(",")
+            return [opp / "vendors" / name.strip() for name in names if name.strip()]
+    return []
+
+
+def kernel_overrides(env: Mapping[str, str] = os.environ) -> list[Path]:
+    """The folders whose MishGrad kernel a process with ``env`` gets instead of CANN's own."""
+    folders = [*custom_paths(env), *listed_vendors(env)]
+    return [folder for folder in dict.fromkeys(folders) if declares_kernel(folder)]
+
+
+def _without_package(env: Mapping[str, str]) -> list[str]:
+    return [str(p) for p in custom_paths(env) if p.name != opsnn.VENDOR_DIR]
+
+
+def process_environment(kind: str, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The variables a process must set, before CANN is loaded, to get the kernel ``kind`` names.
+
+    ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
+    kernel in this process only. ``ascend-builtin``: the package taken off that path. Returns
+    ``{"ASCEND_CUSTOM_OPP_PATH": value}`` (an empty value: unset it).
+
+    Raises
+    ------
+    PackageError
+        ``ascend`` without the package (:func:`find_package`); ``ascend-builtin`` when a folder
+        nnopbase reads for every process still replaces CANN's MishGrad (a shared install).
+    ValueError
+        For another ``kind``.
+
+    """
+    if kind == "ascend":
+        package = find_package(env)
+        paths = [str(package.vendor), *_without_package(env)]
+        return {"ASCEND_CUSTOM_OPP_PATH": ":".join(dict.fromkeys(paths))}
+    if kind != "ascend-builtin":
+        raise ValueError(f"kind must be 'ascend' or 'ascend-builtin', not {kind!r}")
+    cleaned = {**env, "ASCEND_CUSTOM_OPP_PATH": ":".join(_without_package(env))}
+    overrides = kernel_overrides(cleaned)
+    if overrides:
+        listed = ", ".join(map(str, overrides))
+        raise PackageError(
+            f"MISHGRAD_BACKEND=ascend-builtin cannot run CANN's own MishGrad kernel: {listed} "
+            "replaces it in every process on this host (CANN's vendors/config.ini, or an entry of "
+            "ASCEND_CUSTOM_OPP_PATH). Uninstall it (its scripts/uninstall.sh) and install the "
+            f"package privately: {install_command(env)}"
+        )
+    return {"ASCEND_CUSTOM_OPP_PATH": cleaned["ASCEND_CUSTOM_OPP_PATH"]}
+
+
+def main(argv: list[str]) -> int:
+    """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
+
+    For ``kernel/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the package
+    (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with. On an
+    error, its message on stderr and exit status 1.
+    """
+    if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
+        print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)
+        return 2
+    try:
+        variables = process_environment(argv[1])
+        package = find_package() if argv[1] == "ascend" else None
+    except PackageError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if package is not None:
+        print(f"vendor={package.vendor}\nroute={package.route}")
+    print(f"ascend_custom_opp_path={variables['ASCEND_CUSTOM_OPP_PATH']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
