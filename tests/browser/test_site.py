@@ -55,7 +55,9 @@ def stored_figures(page: str) -> int:
 def has_math(page: str) -> bool:
     """Whether the page's notebook has TeX in its markdown (the page must then typeset it)."""
     cells = _notebook(page)["cells"]
-    return any(c["cell_type"] == "markdown" and "$" in "".join(c["source"]) for c in cells)
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    # a dollar sign in code (`$ASCEND_OPP_PATH`) is a shell variable, not TeX
+    return any("$" in re.sub(r"```.*?```|`[^`]*`", "", text, flags=re.DOTALL) for text in markdown)
 
 
 def is_notebook(page: str) -> bool:
