@@ -69,7 +69,7 @@ def test_they_link_each_other_at_the_top(en, zh):
 def test_same_notebooks_in_the_same_order(en, zh):
     en_path = NOTEBOOK_LINK.findall(_learning_path(_section(en, "Learning path")))
     zh_path = NOTEBOOK_LINK.findall(_learning_path(_section(zh, "学习路径")))
-    assert len(en_path) == len(set(en_path)) == 11
+    assert len(en_path) == len(set(en_path)) == 12
     # The Chinese learning path links the Chinese notebooks, each of which exists.
     assert zh_path == [path.replace("notebooks/", CHINESE) for path in en_path]
     assert all((ROOT / path).is_file() for path in zh_path)

@@ -241,12 +241,13 @@ def test_translate_fills_fields_reorders_them_and_translates_word_values(chinese
 
 
 def test_helpers_speak_the_chosen_language(chinese) -> None:
-    assert repr(UNANSWERED).startswith("未作答")
-    assert repr(wrong("unexpected hint")).startswith("错误: ")
+    # After the status word, Chinese writes the full-width colon, with no space.
+    assert repr(UNANSWERED) == "未作答：把 None 替换为你的答案，然后重新运行本单元格"
+    assert repr(wrong("unexpected hint")) == "错误：unexpected hint"
     markdown = report.table([["x"]], ["dtype"]).data
     assert markdown.splitlines()[0] == f"| {i18n.translate('dtype')} |"
     language.use(i18n.ENGLISH)
-    assert repr(UNANSWERED).startswith("unanswered")
+    assert repr(UNANSWERED) == "unanswered: replace None with your answer and run the cell again"
 
 
 def test_source_listings_show_their_title_in_the_chosen_language(chinese) -> None:

@@ -59,6 +59,10 @@ def test_region_chart_rows_lanes_and_legend():
     assert "no failure" in texts  # row B
     assert "[-1e+38, -1e+37]" in texts  # row C lies entirely left of the axis
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(errors.FAILURE_KINDS)
+    # the lone failing sample at -5 is a visible mark, not a zero-length line
+    inaccurate = next(c for c in collections if c.get_label() == "inaccurate").get_segments()
+    lone = [seg[:, 0] for seg in inaccurate if seg[0, 0] < -5.0 < seg[1, 0]]
+    assert len(lone) == 1 and lone[0][1] - lone[0][0] > 0
 
 
 def test_region_charts_one_panel_each():

@@ -3,8 +3,9 @@
 A textbook should show how a number is computed, not only call a function that computes it.
 This census reads every code cell's syntax tree and sorts its statements:
 
-* **plumbing** — imports, the run-time cell, and exercise cells (the learner's scaffold
-  ending in a checker's call);
+* **plumbing** — imports, the run-time cell, exercise cells (the learner's scaffold ending
+  in a checker's call) and their worked solutions (cells tagged ``solution``, collapsed below
+  each exercise: they apply what the notebook showed, and show nothing new);
 * the cell's **own operations** — arithmetic, comparisons, and calls of NumPy, SymPy,
   mpmath, ``math``, ``ctypes``: the computation, shown;
 * **helper calls** — calls of a ``mishgrad`` module's functions: the computation, hidden
@@ -28,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUMBING_NAMES = {"answer", "started"}
+#: The tag of a worked solution's cell (collapsed below its exercise; tests/test_solutions.py).
+SOLUTION_TAG = "solution"
 #: mishgrad names that present rather than compute: tables, number formatting, and
 #: ``source``, which prints a kernel file's lines (the C++ shown is the computation).
 PRESENTATION = {"report", "say", "fmt", "table", "source", "Markdown", "display"}
@@ -75,6 +78,11 @@ def _is_check(statement: ast.stmt) -> bool:
     if _root_name(call.func) in {"check", "exercises"}:
         return True
     return isinstance(call.func, ast.Name) and call.func.id.startswith("check_")
+
+
+def is_solution(cell: dict) -> bool:
+    """Whether a notebook cell (as JSON) is an exercise's worked solution."""
+    return SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
 
 
 def _plumbing(tree: ast.Module) -> bool:
@@ -126,7 +134,7 @@ def census(path: Path) -> tuple[Census, list[str]]:
         tree = ast.parse("\n".join(lines))
         known = _package_aliases(tree, known)
         own, delegated = _weigh(tree, known)
-        if _plumbing(tree) or "perf_counter" in source:
+        if is_solution(cell) or _plumbing(tree) or "perf_counter" in source:
             verdict = "plumbing"
         elif own >= 2 and own >= 2 * delegated:
             verdict = "computation"

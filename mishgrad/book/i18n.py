@@ -27,6 +27,9 @@ from .output_strings import worth_translating
 from .translation_files import LANGUAGES, language_dir, parse
 
 ENGLISH: Final = "en"
+#: The separator after a label ("wrong: ..."), where a language has its own: Chinese writes
+#: the full-width colon, with no space after it.
+_COLONS: Final = {"zh-CN": "："}
 _current = ENGLISH
 
 
@@ -105,6 +108,14 @@ def catalog(language: str) -> tuple[dict[str, str], tuple[Template, ...]]:
             raise ValueError(f"{template.english!r} has no word outside its fields")
     templates.sort(key=lambda t: -len(t.pattern.pattern))
     return exact, tuple(templates)
+
+
+def colon(language: str | None = None) -> str:
+    """The separator after a label in the current language (or ``language``).
+
+    ``": "`` in English; Chinese writes the full-width ``"："``, with no space after it.
+    """
+    return _COLONS.get(language or _current, ": ")
 
 
 def translate(text: str, language: str | None = None) -> str:

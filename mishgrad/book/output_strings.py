@@ -4,7 +4,8 @@ The Chinese notebooks keep the English code, so their outputs are localized wher
 shown (:mod:`mishgrad.book.i18n`). What needs an entry in ``translations/zh-CN`` is found here by
 reading the syntax tree of each notebook code cell and helper module: the text arguments of
 the calls that put words on screen — ``say``, ``table``'s headers, figure titles, axis labels,
-legend labels and annotations, the exercise verdicts (``wrong``, ``correct``, hints), and
+legend labels and annotations, the exercise verdicts (``wrong``, ``wrong_kind``, ``correct``,
+hints, usage messages), and
 strings a module passes to :func:`mishgrad.book.i18n.translate` itself.
 
 An f-string becomes a template with numbered fields (``f"{n} tiles of {L}"`` →
@@ -32,6 +33,7 @@ FIRST_ARGUMENT: Final = frozenset(
         "suptitle",
         "annotate",
         "wrong",
+        "wrong_kind",
         "correct",
         "learner_function",
         "set_text",
@@ -52,6 +54,7 @@ KEYWORDS: Final = frozenset(
         "ylabel",
         "headers",
         "hint",
+        "off_grid",
         "usage",
         "message",
         "labels",

@@ -30,7 +30,12 @@ def fmt(value: object, digits: int = 6) -> str:
         return str(value)
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))
-    return f"{number:.{digits}g}"
+    text = f"{number:.{digits}g}"
+    # A rounded figure must not look exact: 99.9984 % is not "100".
+    while not any(c in text for c in ".en") and digits < 17:
+        digits += 1
+        text = f"{number:.{digits}g}"
+    return text
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], digits: int = 6) -> Markdown:

@@ -117,7 +117,11 @@ def region_chart(
                         color=colour,
                     )
                     continue
-                segments.append([(max(lo, left), y), (min(hi, right), y)])
+                start, end = max(lo, left), min(hi, right)
+                if end - start < gap:  # a lone sample: a short mark, not a zero-length line
+                    middle = (start + end) / 2
+                    start, end = middle - gap / 2, middle + gap / 2
+                segments.append([(start, y), (end, y)])
                 if lo < left:
                     ax.plot([left], [y], marker="<", color=colour, ms=6, clip_on=False)
                 if hi > right:

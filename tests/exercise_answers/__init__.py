@@ -13,15 +13,18 @@ from mishgrad.kernel.scratch import ScratchKernel
 
 @dataclass(frozen=True)
 class Case:
-    """One checker with a right answer, a wrong one, and for kernel exercises the edit.
+    """One checker with a right answer, the typical mistake, and for kernel exercises the edit.
 
-    ``edit`` changes the scratch copy the way a learner who solved the exercise would; the
-    checker is then called as ``checker(answer, scratch)``.
+    ``plausible`` is the answer a learner who missed the exercise's point would give; ``wrong``,
+    when given, is one more wrong answer (a near miss). ``edit`` changes the scratch copy the
+    way a learner who solved the exercise would; the checker is then called as
+    ``checker(answer, scratch)``.
     """
 
     checker: Callable[..., object]
     right: object
-    wrong: object
+    plausible: object
+    wrong: object = None
     edit: Callable[[ScratchKernel], None] | None = None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mishgrad.book.exercises.nb02 import check_bfloat16_count, check_exp3x, check_to_bfloat16_bits
@@ -20,12 +22,23 @@ def _to_bfloat16_bits(bits: np.ndarray) -> np.ndarray:
 
 
 def _truncate(bits: np.ndarray) -> np.ndarray:
-    """The plausible mistake: keep the upper half, drop the rest (round toward zero)."""
+    """A wrong answer: keep the upper half, drop the rest (round toward zero)."""
     return (bits >> 16).astype(np.uint16)
 
 
+def _round_half_up(bits: np.ndarray) -> np.ndarray:
+    """The typical mistake: to nearest, but an exact half always goes up (not to even)."""
+    wide = bits.astype(np.uint64)
+    nan = (wide & 0x7FFFFFFF) > 0x7F800000
+    return np.where(nan, (wide >> 16) | 0x0040, (wide + 0x8000) >> 16).astype(np.uint16)
+
+
 CASES = [
-    Case(check_to_bfloat16_bits, right=_to_bfloat16_bits, wrong=_truncate),
-    Case(check_exp3x, right=3.697265625, wrong=3.6953125),
-    Case(check_bfloat16_count, right=1274, wrong=1273),
+    Case(
+        check_to_bfloat16_bits, right=_to_bfloat16_bits, plausible=_round_half_up, wrong=_truncate
+    ),
+    # The typical mistake: ln(Ω)/3 itself, a float64 between two float16 values.
+    Case(check_exp3x, right=3.697265625, plausible=math.log(65504) / 3, wrong=3.6953125),
+    # The typical mistake: ten whole binades of 128 values, as if 1000 were 1024.
+    Case(check_bfloat16_count, right=1274, plausible=1280, wrong=1273),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mishgrad.book.exercises.nb03 import check_b1_float16, check_one_plus_e
@@ -18,11 +20,12 @@ def _b1_float16(x: np.ndarray) -> np.ndarray:
 
 
 def _b1_float32(x: np.ndarray) -> np.ndarray:
-    """The plausible mistake: v1's float32 arithmetic, rounded once (it NaNs only from 84)."""
+    """The typical mistake: v1's float32 arithmetic, rounded once (it NaNs only from 84)."""
     return numerics.dmish_b1(x, oracle.tanh_softplus_oracle(x))
 
 
 CASES = [
-    Case(check_b1_float16, right=_b1_float16, wrong=_b1_float32),
-    Case(check_one_plus_e, right=5.5625, wrong=5.53125),
+    Case(check_b1_float16, right=_b1_float16, plausible=_b1_float32),
+    # The typical mistake: e^-x = 2^-8 (half an ULP of 1) solved in real numbers, x = 8 ln 2.
+    Case(check_one_plus_e, right=5.5625, plausible=8 * math.log(2), wrong=5.53125),
 ]

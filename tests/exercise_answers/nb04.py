@@ -24,7 +24,7 @@ def v1_split(n: int, size: int, has_tanhx: bool, cores: int) -> tuple[int, int, 
 def v1_split_without_the_one_core_rule(
     n: int, size: int, has_tanhx: bool, cores: int
 ) -> tuple[int, int, int, int]:
-    """A plausible mistake: our rule for small inputs (as many cores as blocks) instead of v1's."""
+    """The typical mistake: our rule for small inputs (as many cores as blocks) instead of v1's."""
     block = 32 if has_tanhx else 256
     blocks = -(-n * size // block)
     used = min(cores, blocks)
@@ -32,12 +32,14 @@ def v1_split_without_the_one_core_rule(
 
 
 CASES = [
-    Case(nb04.check_v1_split, right=v1_split, wrong=v1_split_without_the_one_core_rule),
-    # 128 KiB less 8 KiB, at 40.25 bytes per element, rounded down to 256 elements.
-    Case(nb04.check_small_chip_tile, right=2816, wrong=3072),
+    Case(nb04.check_v1_split, right=v1_split, plausible=v1_split_without_the_one_core_rule),
+    # 128 KiB less 8 KiB, at 40.25 bytes per element, rounded down to 256 elements. The
+    # typical mistake: not rounded down (3052); the wrong one forgets the scratch area.
+    Case(nb04.check_small_chip_tile, right=2816, plausible=3052, wrong=3072),
     Case(
         nb04.check_scratch_edit,
         right=4352,
+        plausible=4443,  # the physical UB over 44.25 bytes per element, not rounded down
         wrong=4096,  # the unedited tile
         edit=lambda scratch: replace_in(
             scratch,

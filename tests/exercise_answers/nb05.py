@@ -45,7 +45,7 @@ def derivative_from_tanhx(
 def one_minus_t_squared(
     x: np.ndarray, t: np.ndarray, exp: Callable[..., np.ndarray], div: Callable[..., np.ndarray]
 ) -> np.ndarray:
-    """A plausible mistake: the same x s, but 1 - t^2 formed from t^2 as the textbook writes it."""
+    """The typical mistake: the same x s, but 1 - t^2 formed from t^2 as the textbook writes it."""
     with np.errstate(all="ignore"):
         h = exp(np.abs(x) * F(-0.5))
         x_s = div(
@@ -61,7 +61,7 @@ def tail(length: int, itemsize: int) -> tuple[str, int, int]:
 
 
 def tail_in_elements(length: int, itemsize: int) -> tuple[str, int, int]:
-    """A plausible mistake: the 32-byte rule applied to elements, the count to 256 bytes of x."""
+    """The typical mistake: the 32-byte rule applied to elements, the count to 256 bytes of x."""
     per_span = 256 // itemsize
     return (
         ("DataCopy" if length % 32 == 0 else "DataCopyPad"),
@@ -70,10 +70,10 @@ def tail_in_elements(length: int, itemsize: int) -> tuple[str, int, int]:
     )
 
 
-def _without_window() -> int:
+def _without_window(model: str = nb05.WINDOW_MODEL) -> int:
     """The edited kernel's count: the NumPy model's rational form is the kernel bit for bit."""
     x = nb05.window_inputs()
-    d = numerics.dmish_rational(x, nb05.WINDOW_MODEL).astype(np.float64)
+    d = numerics.dmish_rational(x, model).astype(np.float64)
     truth = oracle.dmish_oracle(x).astype(np.float64)
     return int(np.sum(np.abs(d - truth) > nb05.WINDOW_TOLERANCE * np.abs(truth)))
 
@@ -84,9 +84,11 @@ CASES = [
     Case(
         nb05.check_root_window,
         right=WITHOUT_WINDOW,
+        # The typical mistake: the copy run without numerics="hardware" (the IEEE model).
+        plausible=_without_window("ieee"),
         wrong=round(WITHOUT_WINDOW * 0.8),
         edit=lambda s: replace_in(s, nb05.KERNEL_FILE, "RootWindow(d, x, a, e, far, count);", ""),
     ),
-    Case(nb05.check_tanhx_model, right=derivative_from_tanhx, wrong=one_minus_t_squared),
-    Case(nb05.check_tail, right=tail, wrong=tail_in_elements),
+    Case(nb05.check_tanhx_model, right=derivative_from_tanhx, plausible=one_minus_t_squared),
+    Case(nb05.check_tail, right=tail, plausible=tail_in_elements),
 ]

@@ -64,13 +64,19 @@ def max_elements_without_rounding(budget, grad_dtype, self_dtype, out_dtype):
 
 
 CASES = [
-    Case(nb07.check_phase1_status, right=phase1_status, wrong=phase1_status_without_output_shape),
-    Case(nb07.check_max_elements, right=max_elements, wrong=max_elements_without_rounding),
-    # the wrong one forgets the kernel's own 32 bytes
-    Case(nb07.check_pool_offset, right=(800, False), wrong=(832, False)),
+    Case(
+        nb07.check_phase1_status, right=phase1_status, plausible=phase1_status_without_output_shape
+    ),
+    Case(nb07.check_max_elements, right=max_elements, plausible=max_elements_without_rounding),
+    # The typical mistake forgets the kernel's own 32 bytes; the wrong one, that a slice of a
+    # pool is what CANN recommends.
+    Case(nb07.check_pool_offset, right=(800, False), plausible=(832, False), wrong=(800, True)),
     Case(
         nb07.check_max_dims_edit,
         right=(0, 161002),
+        # The typical mistake: 161001 (a null pointer) for too many dimensions; the wrong one,
+        # the unedited contract's statuses.
+        plausible=(0, 161001),
         wrong=(161002, 161002),
         edit=lambda s: replace_in(
             s, "common/mish_grad_contract.h", "kMaxDims = 8;", "kMaxDims = 9;"

@@ -27,19 +27,26 @@ def allowed_ulps_without_floor(golden, dtype_name):
     return 10 * _T[dtype_name] * np.abs(golden) / _ulp(golden, dtype_name)
 
 
-def _ulps_pass_from(ulps):
+def _ulps_pass_from(ulps, floor=1e-7):
     # float16 values below 2**-14 are subnormals, all one ULP 2**-24 apart: the smallest
-    # k 2**-24 with ulps 2**-24 < 10 T (k 2**-24 + 1e-7), MARE's limit with its floor.
+    # k 2**-24 with ulps 2**-24 < 10 T (k 2**-24 + floor), MARE's limit with its floor.
     step, limit = 2.0**-24, 10 * _T["float16"]
-    k = math.floor((ulps * step / limit - 1e-7) / step) + 1
+    k = math.floor((ulps * step / limit - floor) / step) + 1
     assert k * step < 2.0**-14  # still a subnormal, so the ULP is the step
     return k * step
 
 
 CASES = [
-    Case(nb09.check_allowed_ulps, right=allowed_ulps, wrong=allowed_ulps_without_floor),
-    # Two ULPs; the wrong answer is the one-ULP value (printed in notebook 11).
-    Case(nb09.check_allowance, right=_ulps_pass_from(2), wrong=_ulps_pass_from(1)),
-    # The float32 stretch (printed in the notebook) would give 6.
-    Case(nb09.check_sample_size, right=3, wrong=6),
+    Case(nb09.check_allowed_ulps, right=allowed_ulps, plausible=allowed_ulps_without_floor),
+    # Two ULPs. The typical mistake forgets the floor 1e-7; the wrong answer is the one-ULP
+    # value (printed in notebook 11).
+    Case(
+        nb09.check_allowance,
+        right=_ulps_pass_from(2),
+        plausible=_ulps_pass_from(2, floor=0.0),
+        wrong=_ulps_pass_from(1),
+    ),
+    # The typical mistake: the float32 stretch (printed in the notebook) gives 6; the wrong
+    # answer rounds log10 down.
+    Case(nb09.check_sample_size, right=3, plausible=6, wrong=2),
 ]

@@ -46,13 +46,15 @@ CASES = [
     Case(
         nb10.check_roofline_time,
         right=roofline_seconds,
-        wrong=roofline_seconds_repeats_of_the_dtype,
+        plausible=roofline_seconds_repeats_of_the_dtype,
     ),
     Case(
         nb10.check_added_instruction_cost,
         right=3 / 64,
+        plausible=3 / 256,  # the typical mistake: cycles per byte of the repeat, not per element
         wrong=1 / 64,
         edit=_add_one_instruction,
     ),
-    Case(nb10.check_v1_ridge, right=1.10, wrong=1.58),
+    # The typical mistake: 8 bytes per element, the written gradInput forgotten.
+    Case(nb10.check_v1_ridge, right=1.10, plausible=0.73, wrong=1.58),
 ]

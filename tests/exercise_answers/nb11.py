@@ -37,6 +37,13 @@ def beside_only(op_dir: Path, source: str, name: str, target: str) -> str | None
 
 
 CASES = [
-    Case(nb11.check_resolver, right=resolves_to, wrong=beside_only),
-    Case(nb11.check_which_resolve, right=(True, False, True), wrong=(True, True, False)),
+    Case(nb11.check_resolver, right=resolves_to, plausible=beside_only),
+    # The typical mistake: only the including file's folder searched (as beside_only); the
+    # wrong one reads op_host/../.. as the operator's own folder.
+    Case(
+        nb11.check_which_resolve,
+        right=(True, False, True),
+        plausible=(True, False, False),
+        wrong=(True, True, False),
+    ),
 ]

@@ -4,36 +4,66 @@ A checker takes the learner's answer (a number, a tuple, or a function the learn
 and returns a :class:`Verdict`: ``unanswered`` while the answer is still ``None``, else
 ``correct`` or ``wrong`` with a hint. A checker computes the expected answer itself, from
 parameters that no cell prints, so an answer cannot be copied from an output on screen.
-``tests/test_exercises.py`` feeds every checker a right and a wrong answer.
+
+An answer of the wrong kind (a string where a number is asked for, a tuple of the wrong
+length, a fraction where a whole number is) is turned away by :func:`expect` before any
+comparison, with a message that says what kind of answer the exercise asks for
+(:func:`wrong_kind`) and never a hint about its content. A kernel exercise builds the learner's
+scratch copy of ``kernel/`` through :func:`call_on_copy`, which reports an edit that does not
+compile with the compiler's first error.
+
+``tests/test_exercises.py`` feeds every checker a right answer, a wrong one, the typical
+mistake, and answers of the wrong kind.
 """
 
 from __future__ import annotations
 
 import functools
+import numbers
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
-from ..i18n import translate
+import numpy as np
+
+from mishgrad.kernel.twin_build import TwinBuildError
+
+from ..i18n import colon, translate
+
+if TYPE_CHECKING:
+    from mishgrad.kernel.scratch import ScratchKernel
 
 Status = Literal["unanswered", "correct", "wrong"]
 Checker = TypeVar("Checker", bound=Callable[..., "Verdict"])
+Result = TypeVar("Result")
+#: What an answer must be: a test of one value, or a tuple of tests, one per element.
+Shape = Callable[[object], bool] | tuple[Callable[[object], bool], ...]
+#: The compiler's lines shown for an edit that does not build: the first error, its source
+#: line and the marker under it.
+COMPILER_LINES: Final = 3
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """A checker's answer: its status and a message for the learner."""
+    """A checker's answer: its status and a message for the learner.
+
+    ``usage`` marks a wrong answer that is not of the kind the exercise asks for: its message
+    says what kind, and gives no hint about the answer.
+    """
 
     status: Status
     message: str
+    usage: bool = False
 
     def __bool__(self) -> bool:
         return self.status == "correct"
 
     def __repr__(self) -> str:
-        # Shown in the notebook's language; the status word too ("correct" -> "正确").
+        # Shown in the notebook's language; the status word too ("correct" -> "正确"), and
+        # the colon after it (Chinese: "：").
         status = translate(self.status)
-        return f"{status}: {translate(self.message)}" if self.message else status
+        return f"{status}{colon()}{translate(self.message)}" if self.message else status
 
 
 UNANSWERED = Verdict("unanswered", "replace None with your answer and run the cell again")
@@ -47,6 +77,72 @@ def correct(message: str = "") -> Verdict:
 def wrong(hint: str) -> Verdict:
     """A wrong answer, with a hint that does not give the answer away."""
     return Verdict("wrong", hint)
+
+
+def wrong_kind(usage: str) -> Verdict:
+    """An answer of the wrong kind; ``usage`` says what kind the exercise asks for."""
+    return Verdict("wrong", usage, usage=True)
+
+
+def is_number(answer: object) -> bool:
+    """A real number: a Python, NumPy, SymPy or mpmath one; not a bool, a string or an array."""
+    if isinstance(answer, bool | np.bool_ | str | bytes):
+        return False
+    if isinstance(answer, np.ndarray) and answer.ndim:  # one number, not an array of them
+        return False
+    try:
+        float(answer)  # type: ignore[arg-type]
+    except Exception:  # whatever the learner passed, it is no number
+        return False
+    return True
+
+
+def is_whole_number(answer: object) -> bool:
+    """An integer, or a number with no fractional part (``1274.0``); not a bool."""
+    if isinstance(answer, numbers.Integral) and not isinstance(answer, bool | np.bool_):
+        return True
+    return is_number(answer) and float(answer).is_integer()  # type: ignore[arg-type]
+
+
+def is_boolean(answer: object) -> bool:
+    """``True`` or ``False`` (NumPy's too), not a number standing for one."""
+    return isinstance(answer, bool | np.bool_)
+
+
+def fits(answer: object, shape: Shape) -> bool:
+    """Whether ``answer`` is of ``shape``: one test, or a tuple (list, 1-D array) of them."""
+    if not isinstance(shape, tuple):
+        return shape(answer)
+    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+        answer = answer.tolist()
+    if not isinstance(answer, tuple | list) or len(answer) != len(shape):
+        return False
+    return all(test(value) for test, value in zip(shape, answer, strict=True))
+
+
+def expect(answer: object, shape: Shape, *, usage: str) -> Verdict | None:
+    """The verdict that ends the check before any comparison, or None to go on.
+
+    Parameters
+    ----------
+    answer
+        The learner's answer.
+    shape
+        What it must be: a test such as :func:`is_number`, or a tuple of tests for an answer
+        that is a tuple (a list or a 1-D array will do), one test per element.
+    usage
+        What to say to an answer of another shape: the kind asked for, never a hint.
+
+    Returns
+    -------
+    Verdict or None
+        :data:`UNANSWERED` for ``None`` (the scaffold), ``wrong_kind(usage)`` for an answer
+        not of ``shape``, else None.
+
+    """
+    if answer is None:
+        return UNANSWERED
+    return None if fits(answer, shape) else wrong_kind(usage)
 
 
 def equal_or_hint(answer: object, expected: object, hint: str) -> Verdict:
@@ -70,21 +166,68 @@ def call_learner(function: Callable[..., object], *args: object) -> tuple[object
         return None, wrong(f"your function raised {type(error).__name__}: {error}")
 
 
+def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
+    """The first error of a failed build, short: at most :data:`COMPILER_LINES` lines.
+
+    Paths inside the copy are shown relative to it (``op_kernel/mish_grad.h:235:9: error:
+    …``). A message without an ``error:`` line (a failed link, no compiler) is shown from
+    its first line.
+    """
+    lines = [line.replace(f"{scratch.path}/", "") for line in message.splitlines()]
+    first = next(
+        (i for i, line in enumerate(lines) if "error:" in line or "undefined reference" in line),
+        None,
+    )
+    if first is None:
+        return "\n".join(lines[:COMPILER_LINES])
+    shown = [lines[first]]
+    for line in lines[first + 1 : first + COMPILER_LINES]:
+        if not re.match(r"\s*(\d+\s*)?\|", line):  # gcc's source line and marker: " 235 | …"
+            break
+        shown.append(line)
+    return "\n".join(shown)
+
+
+def call_on_copy(
+    scratch: ScratchKernel, function: Callable[..., Result], *args: object, **kwargs: object
+) -> tuple[Result | None, Verdict | None]:
+    """Call ``function(*args, **kwargs)``, which builds the learner's scratch copy and runs it.
+
+    Parameters
+    ----------
+    scratch
+        The learner's copy: the compiler's paths inside it are shown relative to it.
+    function, args, kwargs
+        What builds and runs the copy (``scratch.run_kernel``, a worker's call, ...).
+
+    Returns
+    -------
+    tuple
+        ``(result, None)``, or ``(None, verdict)``: "your copy does not build" with the
+        compiler's first error (:func:`compiler_excerpt`) when the edit does not compile, and
+        "running your copy failed" for any other exception (a crash, a stall, a refused plan).
+
+    """
+    try:
+        return function(*args, **kwargs), None
+    except TwinBuildError as error:
+        return None, wrong(f"your copy does not build: {compiler_excerpt(str(error), scratch)}")
+    except Exception as error:  # the learner's edit may break the run in any way
+        return None, wrong(f"running your copy failed: {type(error).__name__}: {error}")
+
+
 def learner_function(usage: str) -> Callable[[Checker], Checker]:
     """Decorate a checker whose answer is a function the learner writes.
 
     The checker then only sees a callable: ``None`` (the scaffold, untouched) is
-    ``UNANSWERED`` and anything else that is not callable is ``wrong(usage)``.
+    ``UNANSWERED`` and anything else that is not callable is ``wrong_kind(usage)``.
     """
 
     def decorate(checker: Checker) -> Checker:
         @functools.wraps(checker)
         def checked(function: object, *args: object) -> Verdict:
-            if function is None:
-                return UNANSWERED
-            if not callable(function):
-                return wrong(usage)
-            return checker(function, *args)
+            verdict = expect(function, callable, usage=usage)
+            return verdict if verdict is not None else checker(function, *args)
 
         return checked  # type: ignore[return-value]
 

@@ -1,13 +1,25 @@
-"""Reading a learner's answer: a function called on an array, or a number, checked for garbage."""
+"""Reading a learner's answer: a function called on an array, or a number, checked for its kind."""
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    correct,
+    expect,
+    is_number,
+    is_whole_number,
+    wrong,
+    wrong_kind,
+)
 
 
 def learner_result(
@@ -19,8 +31,8 @@ def learner_result(
 
     For checkers decorated with :func:`~mishgrad.book.exercises.learner_function`, which has already
     turned away ``None`` and non-functions. The verdict is ``UNANSWERED`` for a function still
-    returning ``None``, and ``wrong`` for a function that raises or a result whose shape
-    differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
+    returning ``None``, ``wrong`` for a function that raises, and ``wrong_kind`` for a result
+    whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
     """
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
         result, failure = call_learner(function, x.copy())
@@ -31,38 +43,73 @@ def learner_result(
     result = np.asarray(result)
     dtype = x.dtype if dtype is None else dtype
     if result.dtype != dtype or result.shape != x.shape:
-        return None, wrong(
+        return None, wrong_kind(
             f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one"
         )
     return result, None
 
 
-def learner_float(answer: object) -> tuple[float | None, Verdict | None]:
+#: What :func:`learner_float` and :func:`learner_whole_number` say by default to an answer of
+#: another kind.
+NUMBER_USAGE: Final = "answer with a number"
+WHOLE_NUMBER_USAGE: Final = "answer with a whole number"
+
+
+def learner_float(answer: object, usage: str = NUMBER_USAGE) -> tuple[float | None, Verdict | None]:
     """The learner's number as a Python float, or the verdict that ends the check.
 
-    ``None`` is ``UNANSWERED``; anything ``float()`` rejects is ``wrong``. Numbers go through
-    Python's ``float`` first: ml_dtypes' constructors are not safe on arbitrary objects.
+    ``None`` is ``UNANSWERED``; anything but one real number is ``wrong_kind(usage)``.
+    Numbers go through Python's ``float`` first: ml_dtypes' constructors are not safe on
+    arbitrary objects.
     """
-    if answer is None:
-        return None, UNANSWERED
-    try:
-        return float(answer), None  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None, wrong("answer with a number")
+    verdict = expect(answer, is_number, usage=usage)
+    return (None, verdict) if verdict is not None else (float(answer), None)  # type: ignore[arg-type]
 
 
-def learner_number(answer: object, dtype: np.dtype) -> tuple[float | None, Verdict | None]:
-    """The learner's number rounded to ``dtype`` (as a float), or the verdict ending the check."""
-    value, verdict = learner_float(answer)
+def learner_whole_number(
+    answer: object, usage: str = WHOLE_NUMBER_USAGE
+) -> tuple[int | None, Verdict | None]:
+    """The learner's whole number as a Python int (``1274.0`` is 1274), or the ending verdict."""
+    verdict = expect(answer, is_whole_number, usage=usage)
     if verdict is not None:
         return None, verdict
-    return float(np.array(value).astype(dtype)), None
+    if isinstance(answer, numbers.Integral):
+        return int(answer), None
+    return int(float(answer)), None  # type: ignore[arg-type]
 
 
-def number_verdict(answer: object, dtype: np.dtype, expected: float, hint: str) -> Verdict:
-    """Compare the learner's number, rounded to ``dtype``, with ``expected`` (a ``dtype`` value)."""
-    value, verdict = learner_number(answer, dtype)
-    return verdict if verdict is not None else equal_or_hint(value, expected, hint)
+def in_dtype(value: float, dtype: np.dtype) -> bool:
+    """Whether ``value`` is a number of ``dtype`` exactly (it survives the round trip; NaN not)."""
+    with np.errstate(all="ignore"):
+        return float(np.array(value).astype(dtype)) == value
+
+
+def number_verdict(
+    answer: object, dtype: np.dtype, expected: float, *, hint: str, off_grid: str
+) -> Verdict:
+    """Compare the learner's number with ``expected``, a value of ``dtype``, exactly.
+
+    Parameters
+    ----------
+    answer
+        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
+    dtype
+        The dtype the question asks for a value of.
+    expected
+        The checker's own value, a value of ``dtype``.
+    hint
+        What to say to a value of ``dtype`` other than ``expected``.
+    off_grid
+        What to say to a number between two values of ``dtype`` (such as an analytic
+        threshold before it is rounded into the grid).
+
+    """
+    value, verdict = learner_float(answer)
+    if verdict is not None:
+        return verdict
+    if not in_dtype(value, dtype):  # type: ignore[arg-type]
+        return wrong(off_grid)
+    return correct() if value == expected else wrong(hint)
 
 
 def close_or_hint(
@@ -79,7 +126,7 @@ def close_or_hint(
     Parameters
     ----------
     answer
-        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong).
+        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
     expected
         The checker's own value.
     hint

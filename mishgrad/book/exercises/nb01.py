@@ -8,6 +8,8 @@ checker's choosing, and the prediction for an edited scratch copy of the kernel.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -15,11 +17,27 @@ import sympy as sp
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math import symbolic
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    expect,
+    is_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
+from .learner import learner_float
 
-#: Where the learner's d(x) is evaluated: both signs, the root, the extremes of d, and
-#: arguments whose exponentials overflow float64 if formed the naive way.
-DMISH_POINTS = (-700.0, -333.3, -41.5, -7.25, -2.2, -1.19, -0.3, 0.0, 0.45, 1.6, 9.1, 52.0, 711.0)
+#: Where the learner's d(x) is evaluated: both signs, the root, the extremes of d, the
+#: infinities, and arguments whose exponentials overflow float64 if formed the naive way
+#: (e^-x from x < -709.78 on, though d is a normal float64 down to x = -714.6).
+DMISH_POINTS = (
+    *(-np.inf, -714.0, -711.0, -700.0, -333.3, -41.5, -7.25, -2.2, -1.19, -0.3),
+    *(0.0, 0.45, 1.6, 9.1, 52.0, 711.0, 1.0e4, np.inf),
+)
 #: Accept a float64 d(x) within this relative error, plus an allowance of this many times
 #: |t| for the cancellation of t + x s (1 - t^2) near the root of d.
 DMISH_REL, DMISH_CANCEL = 1e-12, 1e-15
@@ -38,36 +56,45 @@ def exact(expr: sp.Expr, points: tuple[float, ...], digits: int = 400) -> np.nda
         return np.array([float(function(mpmath.mpf(p))) for p in points])
 
 
+def _is_rational(answer: object) -> bool:
+    """A SymPy Rational, a Fraction or an int: an exact rational number, not a float."""
+    return isinstance(answer, sp.Rational | Fraction | int) and not isinstance(answer, bool)
+
+
+def _is_exact_number(answer: object) -> bool:
+    """A rational, or a SymPy expression that is a number with no float in it (``log(2)``)."""
+    if _is_rational(answer):
+        return True
+    return isinstance(answer, sp.Basic) and bool(answer.is_number) and not answer.has(sp.Float)
+
+
 def check_t_at_ln3(answer: object) -> Verdict:
     """Exercise 1: t(ln 3) exactly, as a SymPy Rational."""
-    if answer is None:
-        return UNANSWERED
+    verdict = expect(
+        answer, _is_rational, usage="give one exact value as sp.Rational(p, q), not a float"
+    )
+    if verdict is not None:
+        return verdict
     exact = sp.cancel(symbolic.to_rational(symbolic.tanh_softplus()).subs(symbolic.E, 3))
-    try:
-        value = sp.sympify(answer)
-    except (sp.SympifyError, TypeError):
-        return wrong("give a number, e.g. sp.Rational(p, q)")
-    if not isinstance(value, sp.Basic):
-        return wrong("give one number, e.g. sp.Rational(p, q)")
-    if value == exact and value.is_Rational:
+    value = sp.Rational(answer.numerator, answer.denominator)  # type: ignore[union-attr]
+    if value == exact:
         return correct()
-    if value.is_Float or isinstance(answer, float):
-        return wrong("give the exact value as sp.Rational(p, q), not a float")
     return wrong("t is a rational function of E = e^x; what is E at x = ln 3?")
 
 
 def check_sign_only(answer: object) -> Verdict:
     """Exercise 2: (t + x(1 - t^2)e^x)/(1 + e^x) - d at x = ln 2, exactly."""
-    if answer is None:
-        return UNANSWERED
+    verdict = expect(
+        answer,
+        _is_exact_number,
+        usage="give an exact SymPy number (x as sp.log(2)), not a float or a formula in x",
+    )
+    if verdict is not None:
+        return verdict
     t_x, ex = symbolic.tanh_softplus(), sp.exp(symbolic.x)
     sign_fixed = (t_x + symbolic.x * (1 - t_x**2) * ex) / (1 + ex)
     expected = symbolic.difference(sign_fixed).subs({symbolic.x: sp.log(2), symbolic.E: 2})
-    try:
-        same = sp.simplify(sp.sympify(answer) - expected) == 0
-    except (sp.SympifyError, TypeError):
-        return wrong("give an exact SymPy number")
-    if same:
+    if sp.simplify(sp.sympify(answer) - expected) == 0:
         return correct("fixing the sign is not enough: t must not be divided by 1 + e^x")
     return wrong(
         "keep the division of the whole bracket, change only the sign, and remember that "
@@ -77,14 +104,11 @@ def check_sign_only(answer: object) -> Verdict:
 
 def check_crossing(answer: object) -> Verdict:
     """Exercise 3: the x > 0 at which d crosses its limit 1."""
-    if answer is None:
-        return UNANSWERED
+    value, verdict = learner_float(answer, usage="give one number, the x at which d(x) = 1")
+    if verdict is not None:
+        return verdict
     (crossing,) = symbolic.sign_change_roots(symbolic.dmish() - 1, 0.0, 10.0)
-    try:
-        distance = abs(float(answer) - float(crossing))
-    except (TypeError, ValueError):
-        return wrong("give one number, the x at which d(x) = 1")
-    if distance < 1e-6:
+    if abs(value - float(crossing)) < 1e-6:  # type: ignore[operator]
         return correct()
     return wrong(
         "d - 1 is negative at x = 0 and positive where d is largest: bracket its zero "
@@ -92,9 +116,22 @@ def check_crossing(answer: object) -> Verdict:
     )
 
 
+def _with_limits(expr: sp.Expr, limits: tuple[float, float], points: np.ndarray) -> np.ndarray:
+    """:func:`exact` at the finite points; at -inf and +inf, ``limits``."""
+    finite = np.isfinite(points)
+    values = np.where(points > 0, limits[1], limits[0])
+    values[finite] = exact(expr, tuple(points[finite]))
+    return values
+
+
 @learner_function("pass the function itself: check_dmish(dmish)")
 def check_dmish(dmish: object) -> Verdict:
-    """Exercise 4 (write code): a float64 NumPy d(x), accurate on both signs, no overflow."""
+    """Exercise 4 (write code): a float64 NumPy d(x), accurate on both signs, no overflow.
+
+    Tried beyond +-709.78, where e^x or e^-x overflows float64 (the textbook
+    ``tanh(log1p(exp(x)))`` with ``1 / (1 + exp(-x))`` gets the sign of d wrong there), and
+    at +-inf, where d is 1 and 0 (and ``inf * 0`` is NaN).
+    """
     points = np.array(DMISH_POINTS)
     with np.errstate(all="ignore"):
         got, failed = call_learner(dmish, points.copy())
@@ -105,20 +142,21 @@ def check_dmish(dmish: object) -> Verdict:
     try:
         got = np.asarray(got, dtype=np.float64)
     except (TypeError, ValueError):
-        return wrong("return a NumPy array of floats")
+        return wrong_kind("return a NumPy array of floats")
     if got.shape != points.shape:
-        return wrong(f"return one value per input: an array of shape {points.shape}")
-    truth = exact(symbolic.dmish(), DMISH_POINTS)
-    allowed = DMISH_REL * np.abs(truth) + DMISH_CANCEL * exact(
-        symbolic.tanh_softplus(), DMISH_POINTS
-    )
-    bad = ~(np.abs(got - truth) <= allowed)
+        return wrong_kind(f"return one value per input: an array of shape {points.shape}")
+    truth = _with_limits(symbolic.dmish(), (0.0, 1.0), points)
+    t = _with_limits(symbolic.tanh_softplus(), (0.0, 1.0), points)
+    allowed = DMISH_REL * np.abs(truth) + DMISH_CANCEL * t
+    with np.errstate(invalid="ignore"):  # inf - inf: a wrong value, caught as one
+        bad = ~(np.abs(got - truth) <= allowed)
     if not bad.any():
         return correct()
     worst = points[bad]
     return wrong(
         f"off at x = {', '.join(f'{p:g}' for p in worst)}: where does an exponential overflow, "
-        "or log(1 + tiny) lose the tiny part, for that sign of x?"
+        "or log(1 + tiny) lose the tiny part, for that sign of x? At ±inf, d is its limit: "
+        "does your formula multiply inf by 0 there?"
     )
 
 
@@ -129,17 +167,15 @@ def _kernel_d(scratch: ScratchKernel) -> np.ndarray:
 
 def check_kernel_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 5 (edit the kernel): predict (d(-2.5), d(0.7)) of the edited scratch copy."""
-    if answer is None:
-        return UNANSWERED
+    verdict = expect(
+        answer, (is_number, is_number), usage="give a pair (d(-2.5), d(0.7)) to 4 decimals"
+    )
+    if verdict is not None:
+        return verdict
     if not scratch.edited():
         return wrong(f"edit the copy first ({scratch}/op_kernel/mish_grad.h), then re-run")
-    if np.shape(answer) != (2,):
-        return wrong("give a pair (d(-2.5), d(0.7)) to 4 decimals")
-    try:
-        predicted = np.asarray(answer, dtype=np.float64)
-    except (TypeError, ValueError):
-        return wrong("give two numbers")
-    kernel, failed = call_learner(_kernel_d, scratch)  # an edit that does not build: a verdict
+    predicted = np.array([float(v) for v in answer], dtype=np.float64)  # type: ignore[union-attr]
+    kernel, failed = call_on_copy(scratch, _kernel_d, scratch)
     if failed is not None:
         return failed
     if np.allclose(predicted, kernel, atol=5e-5, rtol=0):

@@ -15,7 +15,7 @@ import numpy as np
 from mishgrad.math import dtypes, thresholds
 
 from . import Verdict, correct, equal_or_hint, learner_function, wrong
-from .learner import learner_number, learner_result, number_verdict
+from .learner import in_dtype, learner_float, learner_result, learner_whole_number
 
 #: Seed of the float32 bit patterns ``check_to_bfloat16_bits`` rounds (not printed anywhere).
 _SEED: Final = 90210
@@ -89,27 +89,55 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     )
 
 
+#: What the overflow exercise's hints add, whichever side of the threshold the answer is.
+_EXP3X_HINT: Final = (
+    "hint: ln(Ω)/3 with Ω the float16 overflow bound, rounded into the float16 grid; and 3·x "
+    "is itself rounded to float16 before the exponential"
+)
+
+
+def _exp3x_overflows(x: float) -> bool:
+    """Whether ``np.exp(3 * x)`` is inf for the float16 ``x``, in float16 arithmetic."""
+    with np.errstate(over="ignore"):
+        return bool(np.isinf(np.exp(3 * np.float16(x))))
+
+
 def check_exp3x(answer: object) -> Verdict:
-    """The smallest float16 x at which ``np.exp(3 * x)`` overflows in float16 arithmetic."""
+    """The smallest float16 x at which ``np.exp(3 * x)`` overflows in float16 arithmetic.
+
+    The answer is a float16 value, compared exactly: ln(Ω)/3 itself (a float64 number between
+    two float16 values) is wrong, and so is a float16 value on either side of the threshold,
+    with a hint saying on which side it is.
+    """
+    value, verdict = learner_float(answer)
+    if verdict is not None:
+        return verdict
+    if not in_dtype(value, dtypes.float16):  # type: ignore[arg-type]
+        return wrong(
+            "your x is not a float16 value, and in float16 arithmetic x is one: from which "
+            f"float16 value on does np.exp(3 * x) overflow? {_EXP3X_HINT}"
+        )
     expected = thresholds.overflow_threshold(lambda x: np.exp(3 * x), "float16")
-    return number_verdict(
-        answer,
-        dtypes.float16,
-        expected,
-        "not quite — hint: ln(Ω)/3 with Ω the float16 overflow bound; but 3·x is rounded to "
-        "float16 before the exponential, and the answer is a float16 value",
+    if value == expected:
+        return correct()
+    if not _exp3x_overflows(value):  # type: ignore[arg-type]
+        return wrong(
+            "np.exp(3 * x) is still finite at your x in float16 arithmetic: the threshold "
+            f"lies higher — {_EXP3X_HINT}"
+        )
+    return wrong(
+        "np.exp(3 * x) overflows already at the float16 value just below your x: the "
+        f"threshold lies lower — {_EXP3X_HINT}"
     )
 
 
 def check_bfloat16_count(answer: object) -> Verdict:
     """How many bfloat16 values x satisfy 1 <= x < 1000."""
-    ends = dtypes.ordered(np.array([1.0, 1000.0], dtype=dtypes.bfloat16))
-    expected = int(ends[1] - ends[0])  # 1000 is a bfloat16 value: count the keys below it
-    value, verdict = learner_number(answer, np.dtype(np.float64))
+    value, verdict = learner_whole_number(answer)
     if verdict is not None:
         return verdict
-    if not value.is_integer():
-        return wrong("answer with a whole number")
+    ends = dtypes.ordered(np.array([1.0, 1000.0], dtype=dtypes.bfloat16))
+    expected = int(ends[1] - ends[0])  # 1000 is a bfloat16 value: count the keys below it
     return equal_or_hint(
         value,
         expected,

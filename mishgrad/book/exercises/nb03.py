@@ -74,6 +74,9 @@ def check_one_plus_e(answer: object) -> Verdict:
         answer,
         dtypes.bfloat16,
         expected,
-        "not quite — hint: 1 + e rounds to 1 once e is at most half an ULP of 1 in bfloat16 "
+        hint="not quite — hint: 1 + e rounds to 1 once e is at most half an ULP of 1 in bfloat16 "
         "(a tie goes to the even neighbour, 1); e^(−x) is itself rounded to bfloat16",
+        off_grid="your x is not a bfloat16 value, and the answer is one: the smallest bfloat16 x "
+        "at which 1 + np.exp(-x) is exactly 1 in bfloat16 arithmetic. Which bfloat16 values "
+        "are the neighbours of yours, and what does each give?",
     )

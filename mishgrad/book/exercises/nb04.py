@@ -9,7 +9,18 @@ import numpy as np
 from mishgrad.kernel import platforms, tiling, twin
 from mishgrad.kernel.scratch import ScratchKernel
 
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    equal_or_hint,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
+from .learner import learner_whole_number
 
 #: (n, element size, has tanhx, cores) the v1-split checker tries: edges no cell prints.
 V1_SPLIT_CASES = (
@@ -47,7 +58,7 @@ def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> 
             return UNANSWERED
         expected = tiling.v1_split(n, size, has_tanhx, V1_SPLIT_UB, cores)
         if not isinstance(got, tuple | list) or len(got) != len(expected):
-            return wrong(f"return a tuple of four integers {V1_SPLIT_FIELDS}, not {got!r}")
+            return wrong_kind(f"return a tuple of four integers {V1_SPLIT_FIELDS}, not {got!r}")
         for field, mine, right in zip(V1_SPLIT_FIELDS, got, expected, strict=True):
             if mine != right:
                 return wrong(
@@ -66,8 +77,11 @@ def expected_small_chip_tile() -> int:
 
 def check_small_chip_tile(answer: object) -> Verdict:
     """Exercise 2: the tile length of float16 without tanhx on the 128 KiB chip."""
+    value, verdict = learner_whole_number(answer, usage="answer with a whole number of elements")
+    if verdict is not None:
+        return verdict
     return equal_or_hint(
-        answer,
+        value,
         expected_small_chip_tile(),
         "the limit is the physical UB less Select's 8 KB scratch area; divide it by the "
         "bytes per element of the 16-bit, no-tanhx column and round down to a multiple of 256",
@@ -86,23 +100,29 @@ def check_scratch_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     The checker builds the twin from the learner's scratch copy, asks its C++ tiling, and
     runs the kernel with that plan; the twin's verdict is part of the message.
     """
-    if answer is None:
-        return UNANSWERED
+    value, verdict = learner_whole_number(answer, usage="answer with a whole number of elements")
+    if verdict is not None:
+        return verdict
     if SCRATCH_HEADER not in scratch.edited():
         return wrong(f"first edit {SCRATCH_HEADER} in {scratch} (not in kernel/) and save it")
     chip = platforms.platform(EDIT_PLATFORM)
-    planned = scratch.native_tiling(10_000, 4, False, chip.ub_reported, chip.vector_cores)
-    if planned.tileLength != expected_edit_tile():
+    planned, failed = call_on_copy(
+        scratch, scratch.native_tiling, 10_000, 4, False, chip.ub_reported, chip.vector_cores
+    )
+    if failed is not None:
+        return failed
+    tile = planned.tileLength  # type: ignore[union-attr]
+    if tile != expected_edit_tile():
         return wrong(
-            f"your copy's C++ tiling plans {planned.tileLength} elements: set "
+            f"your copy's C++ tiling plans {tile} elements: set "
             "kSelectScratchBytes to 0 (and nothing else) in the copy, save, and run again"
         )
-    if answer != planned.tileLength:
+    if value != tile:
         return wrong(
             "the copy now plans another tile: the limit is the whole physical UB; divide by the "
             "float32, no-tanhx bytes per element and round down to a multiple of 256"
         )
-    return correct(f"right, and the kernel on the twin with that plan: {_run_edited(scratch)}")
+    return correct(f"the kernel on the twin with that plan: {_run_edited(scratch)}")
 
 
 def _run_edited(scratch: ScratchKernel) -> str:

@@ -18,7 +18,17 @@ from mishgrad.kernel import twin
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math import oracle
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
+from .learner import learner_whole_number
 
 #: The file of the scratch copy that the kernel-edit exercise changes.
 KERNEL_FILE = "op_kernel/mish_grad.h"
@@ -52,26 +62,27 @@ def _above_tolerance(d: np.ndarray, truth: np.ndarray) -> int:
 
 def check_root_window(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 1: inputs near the root with relative error > 1e-5 once RootWindow is gone."""
-    if answer is None:
-        return UNANSWERED
+    guess, verdict = learner_whole_number(
+        answer, usage="answer with a whole number: how many inputs"
+    )
+    if verdict is not None:
+        return verdict
     if KERNEL_FILE not in scratch.edited():
         return wrong(f"edit {KERNEL_FILE} of your copy ({scratch}) first, then run this cell")
     x = window_inputs()
-    try:
-        edited = scratch.run_kernel(np.ones_like(x), x, numerics=WINDOW_MODEL).out
-    except Exception as error:  # a learner's edit that does not build is a verdict
-        return wrong(f"your copy does not build or run: {type(error).__name__}: {error}")
+    run, failed = call_on_copy(
+        scratch, scratch.run_kernel, np.ones_like(x), x, numerics=WINDOW_MODEL
+    )
+    if failed is not None:
+        return failed
+    edited = run.out  # type: ignore[union-attr]
     original = twin.run_kernel(np.ones_like(x), x, numerics=WINDOW_MODEL).out
     if _same_bits(edited, original).all():
         return wrong("your copy computes what kernel/ computes: is the RootWindow call gone?")
     truth = oracle.dmish_oracle(x)
     expected = _above_tolerance(edited, truth)
-    try:
-        guess = int(answer)  # type: ignore[call-overload]
-    except (TypeError, ValueError, OverflowError):
-        return wrong("answer with a whole number: how many inputs")
     # Relative errors computed in float32 instead of float64 may move a borderline case.
-    if abs(guess - expected) > 0.005 * expected:
+    if abs(guess - expected) > 0.005 * expected:  # type: ignore[operator]
         return wrong(
             "run your copy on every float32 between the bounds (enumerate their bit patterns), "
             "under the hardware model, and compare with oracle.dmish_oracle: count where "
@@ -112,7 +123,7 @@ def check_tanhx_model(function: Callable[..., object] | None) -> Verdict:
             return UNANSWERED
         mine = np.asarray(result)
         if mine.shape != x.shape or mine.dtype != np.float32:
-            return wrong(
+            return wrong_kind(
                 f"return a float32 array of x's shape (got {mine.dtype}, {mine.shape}): "
                 "the vector unit computes in float32"
             )
@@ -122,7 +133,7 @@ def check_tanhx_model(function: Callable[..., object] | None) -> Verdict:
             i = differ[0]
             return wrong(
                 f"{differ.size} of {x.size} results differ from the kernel under the {model} "
-                f"numerics model, e.g. x = {x[i]!r}: kernel {kernel[i]!r}, yours {mine[i]!r}. "
+                f"numerics model, e.g. at x = {x[i]!r}, where yours is {mine[i]!r}. "
                 "One NumPy operation per vector instruction, in the kernel's order, in float32; "
                 "exp and div for every Exp and Div"
             )
@@ -152,8 +163,10 @@ def check_tail(function: Callable[..., object] | None) -> Verdict:
             return failure
         if result is None:
             return UNANSWERED
+        if not isinstance(result, tuple | list) or len(result) != 3:
+            return wrong_kind("return a tuple (copy, bytes moved, Compute's count)")
         expected = _expected_tail(length, itemsize)
-        if not isinstance(result, tuple | list) or tuple(result) != expected:
+        if tuple(result) != expected:
             return wrong(
                 f"for a tail of {length} elements of {itemsize} bytes your function returns "
                 f"{result!r}. Which length must be a multiple of 32: elements or bytes? "

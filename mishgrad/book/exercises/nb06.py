@@ -10,13 +10,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 
 from mishgrad.kernel import pipeline
 from mishgrad.kernel.scratch import ScratchKernel
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    fits,
+    is_number,
+    is_whole_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
+from .learner import learner_whole_number
 
 _RNG_SEED = 606
 
@@ -49,8 +63,10 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
             return failed
         if got is None:  # the scaffold, not yet written
             return UNANSWERED
+        if not is_number(got):
+            return wrong_kind("return the period, a number of cycles")
         expected = _measured_period(stages, buffers)  # type: ignore[arg-type]
-        if not isinstance(got, int | float | np.number) or abs(float(got) - expected) > 1e-6:
+        if abs(float(got) - expected) > 1e-6:  # type: ignore[arg-type]
             return wrong(
                 f"for copy_in, compute, copy_out = {stages} and {buffers} buffer(s) your function "
                 f"returns {got}; hint: an engine is busy for its own stage once per tile, and one "
@@ -75,15 +91,34 @@ def check_queue_needs(function: Callable[[str], tuple[int, int] | None] | None) 
         answers.append(tuple(got) if isinstance(got, list | tuple) else got)
     if all(got is None for got in answers):  # the scaffold, not yet written
         return UNANSWERED
+    for got in answers:
+        if got is not None and not fits(got, (is_whole_number, is_whole_number)):
+            return wrong_kind("return a pair (depth, buffers) of whole numbers, or None")
     for ops, got in zip(cases, answers, strict=True):
         expected = queue_needs(ops)
-        if got != expected:
+        if got == expected:
+            continue
+        if expected is None:
             return wrong(
-                f"needs({ops!r}) returned {got!r}, not {expected!r}; hint: play the calls by "
-                "hand, one at a time, and ask of each what it needs in order to succeed and "
-                "what it leaves behind"
+                f"needs({ops!r}) returned {got!r}, but no declaration runs this sequence; "
+                f"{_NEEDS_HINT}"
             )
+        if got is None:
+            return wrong(
+                f"needs({ops!r}) returned None, but a queue runs this sequence; {_NEEDS_HINT}"
+            )
+        return wrong(
+            f"needs({ops!r}) returned {got!r}: the "
+            f"{'depth' if got[0] != expected[0] else 'number of buffers'} is off; {_NEEDS_HINT}"
+        )
     return correct("depth and buffers are counted apart: what waits, and what is held")
+
+
+#: What every hint of the queue exercise ends with.
+_NEEDS_HINT: Final = (
+    "hint: play the calls by hand, one at a time, and ask of each what it needs in order to "
+    "succeed and what it leaves behind"
+)
 
 
 def _queue_calls(rng: np.random.Generator) -> str:
@@ -200,38 +235,62 @@ def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
             return failed
         if got is None:  # the scaffold, not yet written
             return UNANSWERED
+        if not isinstance(got, str):
+            return wrong_kind("return the record as a str: the header line, then the values")
         expected = encode_dump(tensor, desc, addr, position, dump_size)
-        if not isinstance(got, str) or got.rstrip("\n") != expected.rstrip("\n"):
+        if got.rstrip("\n") != expected.rstrip("\n"):
             return wrong(
                 f"for a {tensor.dtype.name} tensor of {tensor.size} elements, desc={desc}, "
-                f"addr={addr}, position={position!r} and dump_size={dump_size} the twin prints\n"
-                f"{expected}and your function returns\n{got!r}\nhint: compare the header field "
-                "by field (how is addr written?), count the values, and mind how an integer "
-                "tensor's values print"
+                f"addr={addr}, position={position!r} and dump_size={dump_size} your function "
+                f"returns\n{got!r}\n{_RECORD_HINT[_first_difference(got, expected)]}"
             )
     return correct("your records are the twin's, byte for byte, for floating and integer tensors")
 
 
-def check_dump_edit(answer: int | None, scratch: ScratchKernel) -> Verdict:
+#: Where a learner's record differs from the twin's: its lines, its header, its values.
+_RECORD_HINT: Final = (
+    "hint: a record is two lines, each ending in a newline: the header, then the values in "
+    "brackets",
+    "hint: your header line differs from the twin's; compare it field by field (how is addr "
+    "written?)",
+    "hint: your header is the twin's, your values line is not; count the values, and mind how "
+    "an integer tensor's values print",
+)
+
+
+def _first_difference(got: str, expected: str) -> int:
+    """Which of :data:`_RECORD_HINT` fits: 0 (the lines), 1 (the header) or 2 (the values)."""
+    mine, theirs = got.rstrip("\n").split("\n"), expected.rstrip("\n").split("\n")
+    if len(mine) != len(theirs):
+        return 0
+    return 1 if mine[0] != theirs[0] else 2
+
+
+def check_dump_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 4 (kernel edit): a DumpTensor of x's tile in Compute, with desc = answer."""
-    if answer is None:
-        return UNANSWERED
+    desc, verdict = learner_whole_number(
+        answer, usage="answer with the desc number (an int) your DumpTensor call passes"
+    )
+    if verdict is not None:
+        return verdict
     if not scratch.edited():
         return wrong(f"edit op_kernel/mish_grad.h in {scratch} first, then run this cell again")
-    if not isinstance(answer, int) or isinstance(answer, bool):
-        return wrong("answer with the desc number (an int) your DumpTensor call passes")
     rng = np.random.default_rng(_RNG_SEED + 3)
     x = rng.uniform(-6, 6, 7777).astype(np.float32)
+    run, failed = call_on_copy(
+        scratch, scratch.run_kernel, np.ones_like(x), x, cores=2, host_threads=2
+    )
+    if failed is not None:
+        return failed
     try:
-        run = scratch.run_kernel(np.ones_like(x), x, cores=2, host_threads=2)
-    except Exception as error:  # a learner's edit that breaks the build or the run
-        return wrong(f"the twin built from your copy failed: {error}")
-    try:
-        dumps = [d for d in parse_dumps(run.log) if d.desc == answer]
+        dumps = [d for d in parse_dumps(run.log) if d.desc == desc]  # type: ignore[union-attr]
     except ValueError as error:
         return wrong(f"your log does not parse: {error}")
     if not dumps:
-        return wrong(f"no DumpTensor with desc={answer} in the log; did you pass {answer} as desc?")
+        return wrong(
+            f"no DumpTensor with desc={desc} in the log: is {desc} the desc your call passes "
+            "(DumpTensor's second argument)?"
+        )
     first = dumps[0]
     size = first.values.size
     if first.position != "UB" or first.data_type != "float32" or size == 0:

@@ -17,7 +17,20 @@ from mishgrad.kernel import isolation
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    equal_or_hint,
+    expect,
+    is_boolean,
+    is_whole_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
 
 #: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
 Spec = tuple[tuple[int, ...], str] | None
@@ -67,6 +80,10 @@ def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Ve
             got, failed = call_learner(learner, *specs)
             if failed is not None:
                 return failed
+            if got is None:  # the scaffold, not yet written
+                return UNANSWERED
+            if not is_whole_number(got):
+                return wrong_kind("return the status code, a whole number")
             if got != expected:
                 return wrong(
                     f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
@@ -115,8 +132,8 @@ def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> V
                 return failed
             if got is None:  # the scaffold, not yet written
                 return UNANSWERED
-            if not isinstance(got, int | np.integer) or isinstance(got, bool) or got < 0:
-                return wrong("return a whole number of elements (0 or more)")
+            if not is_whole_number(got) or got < 0:  # type: ignore[operator]
+                return wrong_kind("return a whole number of elements (0 or more)")
             n = int(got)
             fits = _workspace(session, n, dtypes) <= budget
             if not fits or _workspace(session, n + 1, dtypes) <= budget:
@@ -162,18 +179,21 @@ def largest_pool_offset() -> int:
 
 def check_pool_offset(answer: object) -> Verdict:
     """(the largest offset the twin accepts, whether an NPU most likely reports an error there)."""
-    if answer is None:
-        return UNANSWERED
-    if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return wrong("answer with a pair: (an offset in bytes, True or False)")
-    offset, npu_reports = answer
+    verdict = expect(
+        answer,
+        (is_whole_number, is_boolean),
+        usage="answer with a pair: (an offset in bytes, True or False)",
+    )
+    if verdict is not None:
+        return verdict
+    offset, npu_reports = answer  # type: ignore[misc]
     if offset != largest_pool_offset():
         return wrong(
             "the offset: how many bytes does phase 1 ask for with these tensors, how many does "
             "the slice offer at that offset, and which of the twin's checks of phase 2 (size, "
             "alignment) can still fail?"
         )
-    if npu_reports is not False:
+    if npu_reports:
         return wrong(
             "the NPU: is a workspace carved out of memory allocated ahead a mistake, or what "
             "CANN recommends?"
@@ -189,16 +209,23 @@ def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
 
 def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
-    if answer is None:
-        return UNANSWERED
+    verdict = expect(
+        answer,
+        (is_whole_number, is_whole_number),
+        usage="answer with a pair of status codes: (9 dimensions, 10 dimensions)",
+    )
+    if verdict is not None:
+        return verdict
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
     # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses = isolation.call(_statuses_of_copy, str(scratch.path))
-    if statuses[0] != 0:
+    statuses, failed = call_on_copy(scratch, isolation.call, _statuses_of_copy, str(scratch.path))
+    if failed is not None:
+        return failed
+    if statuses[0] != 0:  # type: ignore[index]
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(
-        answer,
+        tuple(int(status) for status in answer),  # type: ignore[union-attr]
         statuses,
         "read the dimension check in CheckMishBackward: which numbers of dimensions does it "
         "refuse now?",

@@ -15,7 +15,19 @@ import numpy as np
 from mishgrad import aclnn
 from mishgrad.math.dtypes import DTYPES
 
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    correct,
+    equal_or_hint,
+    expect,
+    is_boolean,
+    is_whole_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
 
 Shape = tuple[int, ...]
 
@@ -57,7 +69,7 @@ def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None
         if failed is not None:
             return failed
         if got is not None and not isinstance(got, tuple | list):
-            return wrong(f"broadcast_shape{(a, b)} returned {got!r}: return a tuple or None")
+            return wrong_kind(f"broadcast_shape{(a, b)} returned {got!r}: return a tuple or None")
         if (None if got is None else tuple(got)) != _numpy_broadcast(a, b):
             return wrong(
                 f"broadcast_shape({a}, {b}) returned {got!r}; hint: align the shapes at their "
@@ -75,7 +87,13 @@ def check_transposed_strides(learner: Callable[[Shape, Shape], Shape] | None) ->
         got, failed = call_learner(learner, shape, axes)
         if failed is not None:
             return failed
-        if not isinstance(got, tuple | list) or tuple(got) != expected:
+        if got is None:  # the scaffold, not yet written
+            return UNANSWERED
+        if not isinstance(got, tuple | list):
+            return wrong_kind(
+                f"transposed_strides{(shape, axes)} returned {got!r}: return a tuple of strides"
+            )
+        if tuple(got) != expected:
             return wrong(
                 f"transposed_strides({shape}, {axes}) returned {got!r}; hint: first the "
                 "contiguous strides of shape, in elements; a transpose moves strides, it does "
@@ -107,11 +125,16 @@ def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
 
 def check_overlap_rule(answer: object) -> Verdict:
     """(refused, rule) for gradInput of shape [5, 3] with strides [2, 1] (twin-only)."""
-    if answer is None:
-        return UNANSWERED
+    verdict = expect(
+        answer,
+        (is_boolean, lambda rule: rule is None or is_whole_number(rule)),
+        usage="answer with a pair (refused, rule): True or False, and a rule number",
+    )
+    if verdict is not None:
+        return verdict
     refused, rule = _overlap_refusal((5, 3), (2, 1))
     return equal_or_hint(
-        answer,
+        tuple(answer),  # type: ignore[arg-type]
         (refused, rule),
         "list the offsets 2·i + j of the view, and try the rules in order: a zero stride? "
         "strides sorted, does each exceed the reach of the smaller ones? Otherwise?",

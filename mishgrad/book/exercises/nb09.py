@@ -15,8 +15,8 @@ import numpy as np
 from mishgrad.evaluation import precision
 from mishgrad.math import dtypes, oracle
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
-from .learner import number_verdict
+from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong, wrong_kind
+from .learner import learner_whole_number, number_verdict
 
 #: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
 #: normal exponent), so the ULP of every normal and subnormal value can be computed.
@@ -53,14 +53,15 @@ def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
         result, failure = call_learner(function, golden.copy(), name)
         if failure is not None:
             return failure
+        if result is None:  # the scaffold, not yet written
+            return UNANSWERED
         try:
             got = np.asarray(result, dtype=np.float64)
-            ok = got.shape == golden.shape and bool(
-                np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0)
-            )
         except (TypeError, ValueError):
-            return wrong("return a NumPy array of numbers, one per golden value")
-        if not ok:
+            got = None
+        if got is None or got.shape != golden.shape:
+            return wrong_kind("return a NumPy array of numbers, one per golden value")
+        if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
             return wrong(
                 f"not right for {name}: the allowance is 10 T (|g| + 1e-7); divide by the "
                 "spacing of the dtype's numbers at |g| (at 0: the smallest subnormal)"
@@ -94,8 +95,11 @@ def check_allowance(answer: object) -> Verdict:
         answer,
         dtypes.as_dtype(_ALLOWANCE_DTYPE),
         expected,
-        "not quite — hint: where is the ULP of a float16 value constant while the allowance "
-        "10 T (|g| + 1e-7) grows? Do not forget the floor, and give a float16 value",
+        hint="not quite — hint: where is the ULP of a float16 value constant while the "
+        "allowance 10 T (|g| + 1e-7) grows? Do not forget the floor",
+        off_grid="your g is not a float16 value, and the answer is one: the smallest positive "
+        "float16 g at which two ULPs of g pass. Which float16 values are the neighbours of "
+        "yours, and does a two-ULP error pass at each?",
     )
 
 
@@ -128,12 +132,11 @@ _UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
 
 def check_sample_size(answer: object) -> Verdict:
     """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
-    if answer is None:
-        return UNANSWERED
+    k, verdict = learner_whole_number(answer, usage="answer with the exponent k, a whole number")
+    if verdict is not None:
+        return verdict
     expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
-    if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
-        return wrong("answer with the exponent k, a whole number")
-    if answer == expected:
+    if k == expected:
         return correct(
             f"10**{expected} points: a smaller float16 test may well miss the stretch, and "
             "then the tanhx branch passes it"

@@ -16,8 +16,18 @@ from mishgrad.kernel.pipeline import PipelineModel
 from mishgrad.kernel.platforms import Platform
 from mishgrad.kernel.scratch import ScratchKernel
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong
-from .learner import close_or_hint
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    call_on_copy,
+    correct,
+    is_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
+from .learner import close_or_hint, learner_float
 
 #: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
 _CONFIGS = ((4, False), (4, True), (2, False), (2, True))
@@ -75,12 +85,10 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
             return failure
         if result is None:  # the scaffold, not yet written
             return UNANSWERED
+        if not is_number(result):
+            return wrong_kind("return the time in seconds, a number")
         expected = reference_seconds(*case)
-        try:
-            ok = math.isclose(float(result), expected, rel_tol=1e-9)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return wrong("return the time in seconds, a number")
-        if not ok:
+        if not math.isclose(float(result), expected, rel_tol=1e-9):  # type: ignore[arg-type]
             n, dtype_size, has_tanhx = case[:3]
             tanhx = "read" if has_tanhx else "absent"
             return wrong(
@@ -101,17 +109,23 @@ EDIT_CYCLES_PER_REPEAT = 3.0
 
 def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verdict:
     """Vector cycles per element on one core that the learner's added instructions cost."""
-    if answer is None:
-        return UNANSWERED
+    value, verdict = learner_float(answer, usage="answer with a number: cycles per element")
+    if verdict is not None:
+        return verdict
     if not scratch.edited():
         return wrong(f"edit op_kernel/mish_grad.h in {scratch} first (kernel/ stays as it is)")
     before = roofline.measure_cost("float32", False).instruction_count
-    after = roofline.measure_cost("float32", False, kernel_dir=scratch.path).instruction_count
+    cost, failed = call_on_copy(
+        scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path
+    )
+    if failed is not None:
+        return failed
+    after = cost.instruction_count  # type: ignore[union-attr]
     if after <= before:
         return wrong("your copy runs no more vector instructions than kernel/: add one")
     expected = (after - before) * EDIT_CYCLES_PER_REPEAT / roofline.ELEMENTS_PER_REPEAT
     return close_or_hint(
-        answer,
+        value,
         expected,
         "count what you added; one repeat covers 256 bytes of float32",
         remark=f"{after - before} more instruction(s): {expected:.4g} cycles per element",
@@ -124,13 +138,14 @@ _RIDGE_CHIP, _RIDGE_CLOCK = "910B3", 1.5e9
 
 def check_v1_ridge(answer: object) -> Verdict:
     """v1's ridge bandwidth in TB/s (two decimals) on the 910B3 at 1.5 GHz."""
-    if answer is None:
-        return UNANSWERED
+    value, verdict = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
+    if verdict is not None:
+        return verdict
     cost = roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False)
     line = roofline.Roofline.for_chip(_RIDGE_CHIP, clock_hz=_RIDGE_CLOCK)
     expected = line.ridge_bandwidth(cost) / 1e12
     return close_or_hint(
-        answer,
+        value,
         expected,
         "at the ridge, bytes per element × elements per second of the vector roof",
         abs_tol=0.006,

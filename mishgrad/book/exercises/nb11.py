@@ -14,7 +14,17 @@ from typing import Final
 
 from mishgrad.kernel import opsnn
 
-from . import UNANSWERED, Verdict, call_learner, correct, equal_or_hint, learner_function, wrong
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    correct,
+    equal_or_hint,
+    expect,
+    is_boolean,
+    learner_function,
+    wrong,
+)
 
 #: The files of the checkers' operator, and a header of a neighbouring operator.
 OPERATOR_FILES: Final = (
@@ -101,13 +111,18 @@ def check_resolver(resolves_to: object) -> Verdict:
 
 def check_which_resolve(answer: object) -> Verdict:
     """Exercise 2: for each include of :data:`QUESTION_CASES`, True if it resolves."""
+    verdict = expect(
+        answer,
+        (is_boolean,) * len(QUESTION_CASES),
+        usage="answer with a tuple of three booleans, True or False for each include in order",
+    )
+    if verdict is not None:
+        return verdict
     with tempfile.TemporaryDirectory() as folder:
         op_dir = _operator(Path(folder))
         expected = tuple(_expected(op_dir, *case) is not None for case in QUESTION_CASES)
-    if answer is not None and (not isinstance(answer, tuple | list) or len(answer) != 3):
-        return wrong("give three booleans, one per include, e.g. (True, False, True)")
     return equal_or_hint(
-        answer,
+        tuple(bool(value) for value in answer),  # type: ignore[union-attr]
         expected,
         "for each include: the folder of the including file first, then the target's folders "
         "of section 3 — is the named file in one of them?",
