@@ -39,6 +39,11 @@ nb_mime_priority_overrides = [("*", "application/vnd.jupyter.widget-view+json", 
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+# Headings' slugs by GitHub's rule, pinned against a change of MyST's default: lowercase, spaces
+# to hyphens, punctuation dropped, letters of every script (Chinese too) kept, a repeated
+# heading suffixed -1, -2. Each slug is a heading's secondary anchor (a <span id>): the English
+# sections keep docutils' ids; the Chinese site makes the slugs the ids (docs/zh-CN/conf.py).
+myst_heading_slug_func = "github"
 
 html_theme = "sphinx_book_theme"
 html_title = "mishgrad"

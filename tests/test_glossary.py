@@ -1,7 +1,8 @@
 """The bilingual glossary (docs/glossary.md): on the site, every row sourced, one meaning per term.
 
 The Chinese edition (issue 12) takes its terms from this page, so the page must stay usable as a
-look-up table: each row names the English term, its Chinese term, a one-line meaning and either
+look-up table: each row names the English term, its Chinese term, a one-line meaning in English
+and the same in Chinese (the 含义 column), and either
 a pinned link to the CANN page where the Chinese term was read or the explicit mark that CANN
 has no official Chinese form for it.
 """
@@ -69,6 +70,10 @@ REQUIRED = (
     "view",
     "stride",
     "in-place",
+    "tile",
+    "memory block",
+    "widen",
+    "worked solution",
 )
 LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -108,13 +113,13 @@ def test_the_intro_is_in_both_languages() -> None:
 
 
 def unsourced(table: list[list[str]]) -> list[str]:
-    """Rows without four filled cells, or without a pinned source line or the explicit mark."""
+    """Rows without five filled cells, or without a pinned source line or the explicit mark."""
     problems = []
     for cells in table:
-        if len(cells) != 4 or not all(cells):
-            problems.append(f"a row needs 4 filled cells: {cells}")
+        if len(cells) != 5 or not all(cells):
+            problems.append(f"a row needs 5 filled cells: {cells}")
             continue
-        english, _chinese, _meaning, source = cells
+        english, _chinese, _meaning, _chinese_meaning, source = cells
         links = LINK.findall(source)
         if not links and source != NO_OFFICIAL_TERM:
             problems.append(f"{english}: no source and no mark")
@@ -141,6 +146,33 @@ def test_every_row_is_complete_and_sourced(table: list[list[str]]) -> None:
     assert not unsourced(table)
 
 
+def untranslated(table: list[list[str]]) -> list[str]:
+    """Rows whose 含义 (Chinese meaning) cell is missing, empty or has no Chinese characters."""
+    return [
+        f"{cells[0]}: no Chinese meaning"
+        for cells in table
+        if len(cells) < 5 or not CJK.search(cells[3])
+    ]
+
+
+def test_every_table_has_a_chinese_meaning_column() -> None:
+    text = GLOSSARY.read_text(encoding="utf-8")
+    headers = [line for line in text.splitlines() if line.startswith("| English")]
+    assert headers, "the glossary has no tables"
+    for header in headers:
+        assert [c.strip() for c in header.strip().strip("|").split("|")] == [
+            "English",
+            "中文",
+            "Meaning",
+            "含义",
+            "Source",
+        ], header
+
+
+def test_every_row_has_a_chinese_meaning(table: list[list[str]]) -> None:
+    assert not untranslated(table)
+
+
 def test_no_chinese_term_has_two_english_meanings(table: list[list[str]]) -> None:
     assert not ambiguous(table)
 
@@ -153,17 +185,19 @@ def test_the_terms_the_textbook_uses_are_there(table: list[list[str]]) -> None:
 
 def test_the_checks_catch_a_bad_table() -> None:
     commit = citations.OPBASE[1]
+    url = f"https://gitcode.com/cann/opbase/blob/{commit}/a.md"
     bad = rows(
-        "| English | 中文 | Meaning | Source |\n|---|---|---|---|\n"
-        "| Tail | 尾块 | the last piece | |\n"
-        f"| Tile | 尾块 | one piece | [x](https://gitcode.com/cann/opbase/blob/{commit}/a.md) |\n"
-        "| Stride | 步长 | step | [x](https://gitcode.com/cann/opbase/blob/main/a.md#L3) |\n"
-        f"| View | 视图 | a view | {NO_OFFICIAL_TERM} |\n"
+        "| English | 中文 | Meaning | 含义 | Source |\n|---|---|---|---|---|\n"
+        "| Tail | 尾块 | the last piece | 最后一段 | |\n"
+        f"| Tile | 尾块 | one piece | 一块 | [x]({url}) |\n"
+        "| Stride | 步长 | step | 间距 | [x](https://gitcode.com/cann/opbase/blob/main/a.md#L3) |\n"
+        f"| View | 视图 | a view | a view | {NO_OFFICIAL_TERM} |\n"
     )
     assert len(bad) == 4
     assert unsourced(bad) == [
-        "a row needs 4 filled cells: ['Tail', '尾块', 'the last piece', '']",
+        "a row needs 5 filled cells: ['Tail', '尾块', 'the last piece', '最后一段', '']",
         f"Tile: https://gitcode.com/cann/opbase/blob/{commit}/a.md names no lines",
         "Stride: https://gitcode.com/cann/opbase/blob/main/a.md#L3 is not at a pinned commit",
     ]
     assert ambiguous(bad) == ["尾块 translates both 'Tail' and 'Tile'"]
+    assert untranslated(bad) == ["View: no Chinese meaning"]

@@ -88,20 +88,80 @@ def test_outputs_hold_no_english_prose(english: Path) -> None:
 
 
 # One English term, one Chinese term: the variants a translator might reach for instead.
+# Only strings that cannot mean anything else belong here (扩展 may mean "extend", 缓冲区 is
+# part of 统一缓冲区, so neither is listed); docs/glossary.md gives the term to use instead.
 AVOIDED = {
     "向量": "CANN writes 矢量 for vector (docs/glossary.md)",
     "根窗口": "the root window is 零点窗口",
     "检查函数": "a checker is 检查器",
     "Host侧": "Host 侧, with a space (Latin beside Chinese)",
     "Device侧": "Device 侧, with a space (Latin beside Chinese)",
+    "扩宽": "widening a 16-bit value to float32 is 升精度",
+    "拓宽": "widening a 16-bit value to float32 is 升精度",
+    "次正规": "a subnormal number is 非规格化数",
+    "非正规数": "a subnormal number is 非规格化数",
+    "执行轨迹": "a trace is trace（调用轨迹）",
+    "参考答案": "a worked solution is 参考解答",
 }
+ROOT = LANGUAGE_DIR.parent.parent
+#: Every Chinese text a reader meets: the translations, the README, the glossary, the site pages.
+CHINESE_TEXTS = sorted(
+    [
+        *LANGUAGE_DIR.glob("*.md"),
+        ROOT / "README.zh-CN.md",
+        ROOT / "docs" / "glossary.md",
+        *(ROOT / "docs" / "zh-CN").glob("*.md"),
+    ]
+)
 
 
-@pytest.mark.parametrize("path", sorted(LANGUAGE_DIR.glob("*.md")), ids=lambda p: p.name)
+def checked_text(text: str) -> str:
+    """``text`` without the Source cells of glossary rows: their links name CANN's own pages."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("| ") and line.count(" | ") >= 4:
+            line = line.rsplit(" | ", 1)[0]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def avoided_variants(path: Path) -> list[str]:
+    """The AVOIDED variants ``path`` uses, each with the term to use instead."""
+    text = checked_text(path.read_text(encoding="utf-8"))
+    return [f"{word!r}: {why}" for word, why in AVOIDED.items() if word in text]
+
+
+@pytest.mark.parametrize("path", CHINESE_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_translations_use_the_glossary_terms(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
-    found = [f"{word!r}: {why}" for word, why in AVOIDED.items() if word in text]
-    assert not found, f"{path.name}: " + "; ".join(found)
+    found = avoided_variants(path)
+    assert not found, f"{path.relative_to(ROOT)}: " + "; ".join(found)
+
+
+def test_the_scan_covers_the_readme_glossary_and_site() -> None:
+    names = {str(p.relative_to(ROOT)) for p in CHINESE_TEXTS}
+    assert {"README.zh-CN.md", "docs/glossary.md", "docs/zh-CN/index.md"} <= names
+    assert f"translations/{LANGUAGE}/05_the_ascendc_kernel.md" in names
+
+
+@pytest.mark.parametrize("variant", sorted(AVOIDED))
+def test_a_reintroduced_variant_is_caught(tmp_path: Path, variant: str) -> None:
+    for original in (LANGUAGE_DIR / "05_the_ascendc_kernel.md", ROOT / "README.zh-CN.md"):
+        copy = tmp_path / original.name
+        copy.write_text(
+            original.read_text(encoding="utf-8") + f"\n本段用了{variant}这个词。\n",
+            encoding="utf-8",
+        )
+        assert not avoided_variants(original)
+        assert [found.split(":")[0] for found in avoided_variants(copy)] == [repr(variant)]
+
+
+def test_a_variant_in_a_glossary_row_is_caught(tmp_path: Path) -> None:
+    glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    row = "| Root window | 零点窗口 |"
+    assert row in glossary
+    copy = tmp_path / "glossary.md"
+    copy.write_text(glossary.replace(row, "| Root window | 根窗口 |"), encoding="utf-8")
+    assert [found.split(":")[0] for found in avoided_variants(copy)] == ["'根窗口'"]
 
 
 # --- drift is caught, and named ----------------------------------------------------------

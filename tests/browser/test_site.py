@@ -16,8 +16,10 @@ import os
 import re
 import threading
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urldefrag
 
 import pytest
 from conftest import ROOT
@@ -170,6 +172,87 @@ def test_the_site_needs_no_other_host():
         loaded = [match.group(0) for match in external.finditer(text)]
         assert not loaded, f"{page}: {loaded}"
     assert (SITE / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
+
+
+class Anchors(HTMLParser):
+    """A page's ids, its links, and each section's heading: [section id, text, permalink]."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.headings: list[list] = []
+        self._section: str | None = None  # a section's id, until its heading opens
+        self._heading: list | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.append(attributes["id"])
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"])
+            if self._heading is not None and "headerlink" in (attributes.get("class") or ""):
+                self._heading[2] = attributes["href"]
+        if tag == "section":
+            self._section = attributes.get("id")
+        elif re.fullmatch(r"h[1-6]", tag) and self._section is not None:
+            self._heading = [self._section, "", None]
+            self.headings.append(self._heading)
+            self._section = None
+
+    def handle_endtag(self, tag: str) -> None:
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading = None
+
+    def handle_data(self, data: str) -> None:
+        if self._heading is not None:
+            self._heading[1] += data
+
+
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+def test_chinese_headings_have_readable_anchors():
+    """A Chinese heading's anchor is its slug, Chinese kept (``#1-平台``), never docutils' ``#id1``.
+
+    docutils keeps only a title's ASCII letters; docs/zh-CN/conf.py makes MyST's slug each
+    section's id instead, which the permalink and the tables of contents then use.
+    """
+    headings = 0
+    for page in (page for page in PAGES if page.startswith(CHINESE)):
+        parsed = Anchors((SITE / page).read_text())
+        for section_id, text, permalink in parsed.headings:
+            assert not re.fullmatch(r"id\d+", section_id), f"{page}: {text!r} -> #{section_id}"
+            assert permalink == f"#{section_id}", f"{page}: {text!r}: {permalink} != #{section_id}"
+            chinese = "".join(HAN.findall(text))  # punctuation between its runs is dropped
+            assert chinese == "".join(HAN.findall(section_id)), f"{page}: {text!r} -> #{section_id}"
+            headings += bool(HAN.search(text))
+        assert len(parsed.ids) == len(set(parsed.ids)), f"{page}: an id twice"
+    assert headings > 100, f"only {headings} Chinese headings"
+
+
+def test_the_english_sections_keep_docutils_ids():
+    """The English sections keep docutils' ids (``#the-derivative-by-hand``): old links land."""
+    for page in (page for page in PAGES if not page.startswith(CHINESE)):
+        for section_id, text, permalink in Anchors((SITE / page).read_text()).headings:
+            assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", section_id), f"{page}: {text!r}"
+            assert permalink == f"#{section_id}", f"{page}: {text!r}"
+
+
+def test_every_link_to_an_anchor_lands():
+    """Each ``#fragment`` link, on the page or to another page of the site, names an id there."""
+    ids = {page: set(Anchors((SITE / page).read_text()).ids) for page in PAGES}
+    for page in PAGES:
+        for link in Anchors((SITE / page).read_text()).links:
+            target, fragment = urldefrag(link)
+            if not fragment or re.match(r"[a-z][a-z0-9+.-]*:", target):
+                continue  # no fragment, or another site
+            path = (Path(page).parent / unquote(target)).as_posix() if target else page
+            path = os.path.normpath(path)
+            if path in ids:
+                assert unquote(fragment) in ids[path], f"{page}: {link}"
 
 
 @pytest.mark.parametrize("page", PAGES)
