@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from mishgrad.book.exercises.nb02 import check_bfloat16_count, check_exp3x, check_to_bfloat16_bits
+from mishgrad.book.exercises.nb02 import check_bfloat16_count, check_exp17x, check_to_bfloat16_bits
 
 from . import Case
 
@@ -38,7 +38,8 @@ CASES = [
         check_to_bfloat16_bits, right=_to_bfloat16_bits, plausible=_round_half_up, wrong=_truncate
     ),
     # The typical mistake: ln(Ω)/3 itself, a float64 between two float16 values.
-    Case(check_exp3x, right=3.697265625, plausible=math.log(65504) / 3, wrong=3.6953125),
+    # the plausible mistake: ln(Ω)/17 rounded up into the grid, forgetting that 17·x is rounded
+    Case(check_exp17x, right=0.65234375, plausible=0.65283203125, wrong=math.log(65504) / 17),
     # The typical mistake: ten whole binades of 128 values, as if 1000 were 1024.
     Case(check_bfloat16_count, right=1274, plausible=1280, wrong=1273),
 ]

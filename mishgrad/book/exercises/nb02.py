@@ -89,25 +89,28 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     )
 
 
+#: The overflow exercise's multiplier: large enough that rounding K·x to float16 moves the
+#: threshold (at K = 3 it never does: the answer is ln(Ω)/3 rounded up into the grid).
+K: Final = 17
 #: What the overflow exercise's hints add, whichever side of the threshold the answer is.
-_EXP3X_HINT: Final = (
-    "hint: ln(Ω)/3 with Ω the float16 overflow bound, rounded into the float16 grid; and 3·x "
-    "is itself rounded to float16 before the exponential"
+_EXP17X_HINT: Final = (
+    "hint: start from ln(Ω)/17 with Ω the float16 overflow bound; then remember that 17·x is "
+    "itself rounded to float16 before the exponential, and test float16 values near it"
 )
 
 
-def _exp3x_overflows(x: float) -> bool:
-    """Whether ``np.exp(3 * x)`` is inf for the float16 ``x``, in float16 arithmetic."""
+def _exp17x_overflows(x: float) -> bool:
+    """Whether ``np.exp(17 * x)`` is inf for the float16 ``x``, in float16 arithmetic."""
     with np.errstate(over="ignore"):
-        return bool(np.isinf(np.exp(3 * np.float16(x))))
+        return bool(np.isinf(np.exp(np.float16(K) * np.float16(x))))
 
 
-def check_exp3x(answer: object) -> Verdict:
-    """The smallest float16 x at which ``np.exp(3 * x)`` overflows in float16 arithmetic.
+def check_exp17x(answer: object) -> Verdict:
+    """The smallest float16 x at which ``np.exp(17 * x)`` overflows in float16 arithmetic.
 
-    The answer is a float16 value, compared exactly: ln(Ω)/3 itself (a float64 number between
-    two float16 values) is wrong, and so is a float16 value on either side of the threshold,
-    with a hint saying on which side it is.
+    The answer is a float16 value, compared exactly. ln(Ω)/17 itself (a float64 number between
+    two float16 values) is wrong, and so is ln(Ω)/17 rounded up into the grid, the answer that
+    forgets that 17·x is rounded: a hint says on which side of the threshold an answer is.
     """
     value, verdict = learner_float(answer)
     if verdict is not None:
@@ -115,19 +118,19 @@ def check_exp3x(answer: object) -> Verdict:
     if not in_dtype(value, dtypes.float16):  # type: ignore[arg-type]
         return wrong(
             "your x is not a float16 value, and in float16 arithmetic x is one: from which "
-            f"float16 value on does np.exp(3 * x) overflow? {_EXP3X_HINT}"
+            f"float16 value on does np.exp(17 * x) overflow? {_EXP17X_HINT}"
         )
-    expected = thresholds.overflow_threshold(lambda x: np.exp(3 * x), "float16")
+    expected = thresholds.overflow_threshold(lambda x: np.exp(np.float16(K) * x), "float16")
     if value == expected:
         return correct()
-    if not _exp3x_overflows(value):  # type: ignore[arg-type]
+    if not _exp17x_overflows(value):  # type: ignore[arg-type]
         return wrong(
-            "np.exp(3 * x) is still finite at your x in float16 arithmetic: the threshold "
-            f"lies higher — {_EXP3X_HINT}"
+            "np.exp(17 * x) is still finite at your x in float16 arithmetic: the threshold "
+            f"lies higher — {_EXP17X_HINT}"
         )
     return wrong(
-        "np.exp(3 * x) overflows already at the float16 value just below your x: the "
-        f"threshold lies lower — {_EXP3X_HINT}"
+        "np.exp(17 * x) overflows already at the float16 value just below your x: the "
+        f"threshold lies lower — {_EXP17X_HINT}"
     )
 
 
