@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad.kernel import scratch, twin_build
+from mishgrad.kernel import scratch, source, twin_build
 from mishgrad.math import dtypes, oracle, samples
 
 
@@ -24,18 +24,13 @@ def float32_sample() -> dict[str, np.ndarray]:
     return samples.float32_sample(grid_count=1 << 18, uniform_count=1 << 18, root_stride=64)
 
 
-#: The kernel entry's stamp call (kernel/op_kernel/mish_grad.cpp), taken out for CANN's stand-in.
-STAMP_CALL = """    if (workspace != nullptr && AscendC::GetBlockIdx() == 0) {
-        mishgrad::WriteStamp<DTYPE_X>(AscendC::GetUserWorkspace(workspace), tilingData);
-    }
-"""
-
-
 @pytest.fixture(scope="session")
 def cann_s_own_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """CANN's own MishGrad, for stand-ins: a copy of ``kernel/`` whose kernel leaves no stamp."""
     copy = scratch.scratch_kernel("cann-own", root=tmp_path_factory.mktemp("cann-own"))
-    copy.replace("op_kernel/mish_grad.cpp", STAMP_CALL, "    (void)workspace;\n")
+    entry = source.KERNEL_DIR / "op_kernel" / "mish_grad.cpp"
+    stamp_call = source.read_lines(entry, "// Proof for the host", "    }")  # as notebook 11 does
+    copy.replace("op_kernel/mish_grad.cpp", stamp_call, "    (void)workspace;")
     return copy.path
 
 

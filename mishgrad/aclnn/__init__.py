@@ -42,7 +42,7 @@ Read it in this order, one short module at a time:
 May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
 """
 
-from .backends import BACKENDS, builtin_opapi, custom_opapi, load_backend, twin_backend
+from .backends import BACKENDS, builtin_opapi, load_backend, twin_backend
 from .binding import (
     ACL_DTYPE,
     ACL_FORMAT_ND,
@@ -77,7 +77,6 @@ __all__ = [
     "Stamp",
     "builtin_opapi",
     "checked_ints",
-    "custom_opapi",
     "get_workspace_size",
     "library_of",
     "load_backend",

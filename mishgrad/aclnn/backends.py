@@ -51,18 +51,6 @@ def _cann_root() -> Path:
     )
 
 
-def custom_opapi() -> Path:
-    """The installed aclnn library of this repository's operator (:mod:`mishgrad.kernel.installed`).
-
-    Raises
-    ------
-    OSError
-        Naming where the library was looked for and how to build and install it.
-
-    """
-    return installed.find_package().opapi
-
-
 def builtin_opapi(root: Path) -> Path:
     """CANN's built-in aclnn library (``libopapi_nn.so``; older CANN: ``libopapi.so``).
 
@@ -100,13 +88,15 @@ def _ascend_backend(builtin: bool) -> Backend:
             "Jupyter kernel)"
         )
     root = _cann_root()
-    op_path = builtin_opapi(root) if builtin else custom_opapi()
+    op_path = builtin_opapi(root) if builtin else None  # first: a missing library is named
+    found = installed.activation(kind)
+    if found.package is not None:
+        op_path = found.package.opapi
     # Before CANN is loaded: which MishGrad kernel nnopbase gives this process, and no other.
-    for name, value in installed.process_environment(kind).items():
-        if value:
-            os.environ[name] = value
-        else:
-            os.environ.pop(name, None)
+    if found.custom_opp_path:
+        os.environ["ASCEND_CUSTOM_OPP_PATH"] = found.custom_opp_path
+    else:
+        os.environ.pop("ASCEND_CUSTOM_OPP_PATH", None)
     mode = ctypes.RTLD_GLOBAL  # the op libraries resolve runtime symbols from these
     paths = {
         "runtime": str(root / "lib64" / "libascendcl.so"),

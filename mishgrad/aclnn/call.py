@@ -53,12 +53,17 @@ def get_workspace_size(
     return Phase1(status, size.value, executor.value)
 
 
-def run(session: Session, phase1: Phase1, *, check: bool = True) -> int:
+def run(
+    session: Session, phase1: Phase1, *, check: bool = True, workspace: int | None = None
+) -> int:
     """Phase 2: allocate the workspace, ``aclnnMishBackward`` on the session's stream, synchronize.
 
-    Returns the first failing status (0 on success); raises it unless ``check=False``.
+    Returns the first failing status (0 on success); raises it unless ``check=False``. A
+    ``workspace`` the caller allocated (``phase1.workspace_size`` bytes) is used and left to it.
     """
-    workspace = session.malloc(phase1.workspace_size) if phase1.workspace_size else None
+    owned = workspace is None and phase1.workspace_size > 0
+    if owned:
+        workspace = session.malloc(phase1.workspace_size)
     try:
         status = session.lib.aclnnMishBackward(
             workspace, phase1.workspace_size, phase1.executor, session.stream
@@ -72,7 +77,7 @@ def run(session: Session, phase1: Phase1, *, check: bool = True) -> int:
             session.check(status, api)
         return status
     finally:
-        if workspace is not None:
+        if owned:
             session.free(workspace)
 
 

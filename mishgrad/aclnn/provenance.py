@@ -21,7 +21,7 @@ import numpy as np
 
 from mishgrad.kernel import source
 
-from .call import get_workspace_size
+from .call import get_workspace_size, run
 from .session import Session
 
 _LAYOUT = source.KERNEL_DIR / "op_kernel" / "mish_grad_tiling_data.h"
@@ -109,11 +109,7 @@ def which_kernel(session: Session, length: int = 4096) -> KernelReport:
         try:
             if address is not None:
                 session.upload(address, workspace)  # a stamp left by an earlier call would lie
-            status = session.lib.aclnnMishBackward(
-                address, workspace.nbytes, phase1.executor, session.stream
-            )
-            session.check(status, "aclnnMishBackward")
-            session.synchronize()
+            run(session, phase1, workspace=address)
             if address is not None:
                 session.download(address, workspace)
         finally:

@@ -14,7 +14,7 @@ A package installed into CANN's ``opp/vendors`` therefore replaces ``MishGrad`` 
 program on the host: CANN's own ``libopapi_nn.so``, torch_npu, graph mode. So the book
 installs it with ``--install-path`` into a folder of its own (:func:`private_opp`), which no
 ``config.ini`` lists, and only a process that asks for it (``MISHGRAD_BACKEND=ascend``) puts
-the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`process_environment`), before CANN's
+the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`), before CANN's
 libraries are loaded. Every other process on the host keeps CANN's kernel.
 
 **The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
@@ -174,12 +174,19 @@ def _without_package(env: Mapping[str, str]) -> list[str]:
     return [str(p) for p in custom_paths(env) if p.name != opsnn.VENDOR_DIR]
 
 
-def process_environment(kind: str, env: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """The variables a process must set, before CANN is loaded, to get the kernel ``kind`` names.
+@dataclass(frozen=True)
+class Activation:
+    """What a process runs with to get the kernel it asked for, found before CANN is loaded."""
+
+    package: Package | None  # this repository's package (``ascend``), or None
+    custom_opp_path: str  # the process's ASCEND_CUSTOM_OPP_PATH; empty: unset it
+
+
+def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
+    """The package and ``ASCEND_CUSTOM_OPP_PATH`` that give a process the kernel ``kind`` names.
 
     ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
-    kernel in this process only. ``ascend-builtin``: the package taken off that path. Returns
-    ``{"ASCEND_CUSTOM_OPP_PATH": value}`` (an empty value: unset it).
+    kernel in this process only. ``ascend-builtin``: the package taken off that path.
 
     Raises
     ------
@@ -193,7 +200,7 @@ def process_environment(kind: str, env: Mapping[str, str] = os.environ) -> dict[
     if kind == "ascend":
         package = find_package(env)
         paths = [str(package.vendor), *_without_package(env)]
-        return {"ASCEND_CUSTOM_OPP_PATH": ":".join(dict.fromkeys(paths))}
+        return Activation(package, ":".join(dict.fromkeys(paths)))
     if kind != "ascend-builtin":
         raise ValueError(f"kind must be 'ascend' or 'ascend-builtin', not {kind!r}")
     cleaned = {**env, "ASCEND_CUSTOM_OPP_PATH": ":".join(_without_package(env))}
@@ -206,7 +213,7 @@ def process_environment(kind: str, env: Mapping[str, str] = os.environ) -> dict[
             "ASCEND_CUSTOM_OPP_PATH). Uninstall it (its scripts/uninstall.sh) and install the "
             f"package privately: {install_command(env)}"
         )
-    return {"ASCEND_CUSTOM_OPP_PATH": cleaned["ASCEND_CUSTOM_OPP_PATH"]}
+    return Activation(None, cleaned["ASCEND_CUSTOM_OPP_PATH"])
 
 
 def main(argv: list[str]) -> int:
@@ -220,14 +227,13 @@ def main(argv: list[str]) -> int:
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)
         return 2
     try:
-        variables = process_environment(argv[1])
-        package = find_package() if argv[1] == "ascend" else None
+        found = activation(argv[1])
     except PackageError as error:
         print(error, file=sys.stderr)
         return 1
-    if package is not None:
-        print(f"vendor={package.vendor}\nroute={package.route}")
-    print(f"ascend_custom_opp_path={variables['ASCEND_CUSTOM_OPP_PATH']}")
+    if found.package is not None:
+        print(f"vendor={found.package.vendor}\nroute={found.package.route}")
+    print(f"ascend_custom_opp_path={found.custom_opp_path}")
     return 0
 
 
