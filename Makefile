@@ -18,7 +18,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sani
 # pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
 TEST_WORKERS ?= -n auto --dist loadfile
 
-.PHONY: help venv lab test lint format notebooks translations fonts bench exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
+.PHONY: help venv lab test lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
@@ -32,6 +32,7 @@ help:
 	@echo "make opsnn-check run ops-nn's own build.sh on kernel/ (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test)"
 	@echo "make ut         the operator's ops-nn-format unit tests (kernel/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
+	@echo "make notebook-times  time every notebook (first run and warm) and restate the book's run times"
 	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
 	@echo "make format     format the Python sources and notebooks with ruff"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
@@ -114,6 +115,13 @@ bench: $(STAMP)
 	$(BIN)/python bench/accuracy.py
 	$(BIN)/python bench/kernel.py
 	$(BIN)/python bench/session_memory.py
+
+# Every notebook timed from an empty build cache and warm (minutes); then every run-time
+# statement of the book (notebook openings, translations, READMEs) rewritten from the result.
+notebook-times: $(STAMP) fonts
+	$(BIN)/python bench/notebook_times.py
+	$(BIN)/python -m mishgrad.book.run_time --write
+	$(BIN)/python -m mishgrad.book.notebook_translation build
 
 # Every float32 input through the kernel on the twin under each numerics model, against the
 # correctly rounded d; writes bench/results/exhaustive.{json,md}. Interrupted, it resumes from

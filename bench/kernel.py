@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import sys
-import tempfile
-import time
-from pathlib import Path
 from typing import Final
 
-from mishgrad.evaluation import roofline, upstream
+from mishgrad.evaluation import build_times, roofline, upstream
 from mishgrad.evaluation.throughput import inputs, median_rate
-from mishgrad.kernel import source, trace, twin, twin_build
+from mishgrad.kernel import source, trace, twin
 from mishgrad.math import numerics
 
 DTYPES = ("float32", "float16", "bfloat16")
@@ -110,32 +106,9 @@ REBUILD_TARGET: Final = 0.40
 
 
 def rebuild_times() -> bool:
-    """A cold build of what a float32 launch needs, then the rebuild after a one-line edit.
-
-    Both in a fresh cache and a fresh copy of ``kernel/``; the edit adds a line to the
-    kernel's header, which only the kernel's own unit reads.
-    """
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "kernel"
-        shutil.copytree(source.KERNEL_DIR, copy)
-        previous = os.environ.get("MISHGRAD_CACHE")
-        os.environ["MISHGRAD_CACHE"] = str(Path(folder) / "cache")
-        os.environ["MISHGRAD_BUILD_PROGRESS"] = "0"  # the table below says it all
-        try:
-            start = time.perf_counter()
-            twin_build.build(twin_build.kernel_spec(root=copy, dtype="float32"))
-            cold = time.perf_counter() - start
-            header = copy / "op_kernel" / "mish_grad.h"
-            header.write_text(header.read_text() + "// one line\n")
-            start = time.perf_counter()
-            twin_build.build(twin_build.kernel_spec(root=copy, dtype="float32"))
-            edit = time.perf_counter() - start
-        finally:
-            del os.environ["MISHGRAD_BUILD_PROGRESS"]
-            if previous is None:
-                del os.environ["MISHGRAD_CACHE"]
-            else:
-                os.environ["MISHGRAD_CACHE"] = previous
+    """A cold build of what a float32 launch needs, then the rebuild after a one-line edit."""
+    times = build_times.twin_build_times()
+    cold, edit = times.cold, times.edit
     met = edit <= REBUILD_TARGET * cold
     print(f"\nBuilding the twin for a float32 launch, {os.cpu_count()} cores")
     print(

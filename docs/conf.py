@@ -11,6 +11,9 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+from docutils import nodes
+from docutils.transforms import Transform
+
 project = "mishgrad"
 author = "the mishgrad authors"
 copyright = "the mishgrad authors, MIT licence"
@@ -61,6 +64,8 @@ html_theme_options = {
 html_context = {"default_mode": "light", "site_language": "en"}
 html_static_path = [str(Path(__file__).parent / "_static")]
 html_css_files = ["mishgrad.css"]
+# Opens a folded Reference section when a link or the table of contents points into it.
+html_js_files = ["reference-open.js"]
 html_favicon = str(Path(__file__).parent / "_static" / "favicon.svg")
 html_last_updated_fmt = None
 html_copy_source = False
@@ -88,7 +93,35 @@ def copy_mathjax(app, exception) -> None:
         shutil.copytree(mathjax_es5(), Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
 
 
+#: Each notebook ends with a Reference section (tools/cell_census.py): what one looks up rather
+#: than reads. Its heading in each language, and the line that unfolds it on the site.
+REFERENCE_SECTIONS = {"Reference": "Show the reference material", "参考资料": "展开参考资料"}
+
+
+class FoldReference(Transform):
+    """Fold each Reference section's content into a closed ``<details>`` below its heading.
+
+    JupyterLab stores the section collapsed (its heading cell's ``jp-MarkdownHeadingCollapsed``);
+    this gives the site the same: the heading stays in the page and the table of contents, its
+    content opens with one click (or by following a link into it: _static/reference-open.js).
+    """
+
+    default_priority = 880  # after the section ids are settled (SlugSectionIds, docs/zh-CN)
+
+    def apply(self, **kwargs: object) -> None:
+        """Wrap the body of every section titled as in REFERENCE_SECTIONS."""
+        for section in list(self.document.findall(nodes.section)):
+            title = section[0] if section.children else None
+            if not isinstance(title, nodes.title) or title.astext() not in REFERENCE_SECTIONS:
+                continue
+            summary = REFERENCE_SECTIONS[title.astext()]
+            opening = f'<details class="reference-section"><summary>{summary}</summary>'
+            section.insert(1, nodes.raw("", opening, format="html"))
+            section.append(nodes.raw("", "</details>", format="html"))
+
+
 def setup(app) -> None:
-    """Check for MathJax now and copy it once the pages are written."""
+    """Check for MathJax now and copy it once the pages are written; fold Reference sections."""
     mathjax_es5()  # fail early, before the build, when the package is missing
     app.connect("build-finished", copy_mathjax)
+    app.add_transform(FoldReference)

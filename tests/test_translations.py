@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -135,6 +136,59 @@ def avoided_variants(path: Path) -> list[str]:
 def test_translations_use_the_glossary_terms(path: Path) -> None:
     found = avoided_variants(path)
     assert not found, f"{path.relative_to(ROOT)}: " + "; ".join(found)
+
+
+#: At most this many "，" or "；" in one Chinese sentence: an opening phrase and two clauses.
+#: A sentence that chains more is split (issue 19: long chains are hard to follow).
+MAX_SEPARATORS = 2
+_NOT_PROSE = [
+    (r"```.*?```|<!--.*?-->|\$\$.*?\$\$", "\n\n"),  # code blocks, cell markers, display math
+    (r"\$[^$\n]*\$|`[^`]*`|<[^>]+>", "X"),  # inline math, code, HTML tags
+    (r"\]\([^)]*\)", "]"),  # link targets
+]
+
+
+def chinese_sentences(text: str) -> list[str]:
+    """The Chinese sentences of a markdown text, wrapped lines joined, code and math left out.
+
+    A sentence ends at 。！？, at a blank line, at a list item, heading or table row, and at
+    a table cell's border.
+    """
+    for pattern, replacement in _NOT_PROSE:
+        text = re.sub(pattern, replacement, text, flags=re.S)
+    blocks = re.split(r"\n\s*\n|\n(?=\s*(?:[-*#|>]|\d+\.))|\|", text)
+    sentences = []
+    for block in blocks:
+        joined = block.replace("\n", "")
+        sentences += [s.strip() for s in re.split(r"(?<=[。！？])", joined)]
+    return [s for s in sentences if re.search(r"[\u4e00-\u9fff]", s)]
+
+
+def chained_sentences(path: Path) -> list[str]:
+    """The sentences of ``path`` with more than :data:`MAX_SEPARATORS` commas or semicolons."""
+    found = chinese_sentences(path.read_text(encoding="utf-8"))
+    return [s for s in found if len(re.findall("[，；]", s)) > MAX_SEPARATORS]
+
+
+@pytest.mark.parametrize("path", CHINESE_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_chinese_sentences_chain_at_most_two_clauses(path: Path) -> None:
+    found = chained_sentences(path)
+    assert not found, f"{len(found)} sentences to split:\n" + "\n".join(found)
+
+
+def test_the_sentence_splitter_sees_chains_and_skips_code() -> None:
+    text = "甲，乙，丙，丁。`a，b，c，d` 短句。\n\n| 一，二，三，四 | 五 |\n- 条目，一，二。"
+    assert chinese_sentences(text) == [
+        "甲，乙，丙，丁。",
+        "X 短句。",
+        "一，二，三，四",
+        "五",
+        "- 条目，一，二。",
+    ]
+    assert [s for s in chinese_sentences(text) if len(re.findall("[，；]", s)) > 2] == [
+        "甲，乙，丙，丁。",
+        "一，二，三，四",
+    ]
 
 
 def test_the_scan_covers_the_readme_glossary_and_site() -> None:

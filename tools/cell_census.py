@@ -3,9 +3,10 @@
 A textbook should show how a number is computed, not only call a function that computes it.
 This census reads every code cell's syntax tree and sorts its statements:
 
-* **plumbing** — imports, the run-time cell, exercise cells (the learner's scaffold ending
-  in a checker's call) and their worked solutions (cells tagged ``solution``, collapsed below
-  each exercise: they apply what the notebook showed, and show nothing new);
+* **plumbing** — imports, the cells that time the run, exercise cells (the learner's
+  scaffold ending in a checker's call) and their worked solutions (cells tagged
+  ``solution``, collapsed below each exercise: they apply what the notebook showed, and show
+  nothing new);
 * the cell's **own operations** — arithmetic, comparisons, and calls of NumPy, SymPy,
   mpmath, ``math``, ``ctypes``: the computation, shown;
 * **helper calls** — calls of a ``mishgrad`` module's functions: the computation, hidden
@@ -31,6 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUMBING_NAMES = {"answer", "started"}
 #: The tag of a worked solution's cell (collapsed below its exercise; tests/test_solutions.py).
 SOLUTION_TAG = "solution"
+#: The tag of the ``## Reference`` heading: it and every cell after it are looked up, not read.
+REFERENCE_TAG = "reference"
+#: The lesson's limits (issue 19): cells besides worked solutions, markdown words, code lines.
+MAX_LESSON_CELLS = 52
+MAX_LESSON_WORDS = 2500
+MAX_CODE_LINES = 25
 #: mishgrad names that present rather than compute: tables, number formatting, and
 #: ``source``, which prints a kernel file's lines (the C++ shown is the computation).
 PRESENTATION = {"report", "say", "fmt", "table", "source", "Markdown", "display"}
@@ -85,6 +92,54 @@ def is_solution(cell: dict) -> bool:
     return SOLUTION_TAG in cell.get("metadata", {}).get("tags", [])
 
 
+def is_reference_heading(cell: dict) -> bool:
+    """Whether a notebook cell (as JSON) opens the notebook's Reference section."""
+    return REFERENCE_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def lesson(cells: list[dict]) -> list[dict]:
+    """The cells before the Reference section (all of them when there is none)."""
+    for index, cell in enumerate(cells):
+        if is_reference_heading(cell):
+            return cells[:index]
+    return cells
+
+
+def words(cells: list[dict]) -> int:
+    """Markdown words, counted as whitespace-separated runs (as the issue measured them)."""
+    return sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+
+
+def code_lines(cell: dict) -> int:
+    """A cell's source lines."""
+    return len("".join(cell["source"]).splitlines())
+
+
+@dataclass(frozen=True)
+class Length:
+    """One notebook's lesson, measured (the Reference section left out)."""
+
+    cells: int
+    code_cells: int
+    words: int
+    computation: int
+    longest: int
+
+    @classmethod
+    def of(cls, path: Path) -> Length:
+        """Measure the lesson of the notebook at ``path`` (worked solutions left out)."""
+        cells = lesson(json.loads(path.read_text(encoding="utf-8"))["cells"])
+        cells = [cell for cell in cells if not is_solution(cell)]
+        code = [cell for cell in cells if cell["cell_type"] == "code"]
+        return cls(
+            cells=len(cells),
+            code_cells=len(code),
+            words=words(cells),
+            computation=census(path)[0].computation,
+            longest=max((code_lines(cell) for cell in code), default=0),
+        )
+
+
 def _plumbing(tree: ast.Module) -> bool:
     """Imports, exercise cells (a scaffold for the learner, then the checker's call)."""
     if tree.body and _is_check(tree.body[-1]):
@@ -98,6 +153,11 @@ def _plumbing(tree: ast.Module) -> bool:
             continue
         return False
     return True
+
+
+def _times_the_run(source: str) -> bool:
+    """The cells that time the notebook's run (the setup's clock, the lesson's last cell)."""
+    return "perf_counter" in source or "run_time.report" in source
 
 
 def _weigh(tree: ast.Module, helpers: set[str]) -> tuple[int, int]:
@@ -134,7 +194,7 @@ def census(path: Path) -> tuple[Census, list[str]]:
         tree = ast.parse("\n".join(lines))
         known = _package_aliases(tree, known)
         own, delegated = _weigh(tree, known)
-        if is_solution(cell) or _plumbing(tree) or "perf_counter" in source:
+        if is_solution(cell) or _plumbing(tree) or _times_the_run(source):
             verdict = "plumbing"
         elif own >= 2 and own >= 2 * delegated:
             verdict = "computation"
@@ -146,11 +206,27 @@ def census(path: Path) -> tuple[Census, list[str]]:
     return Census(**counts), verdicts
 
 
+def _print_lengths(paths: list[Path]) -> None:
+    print(
+        f"{'notebook':45} {'cells':>5} {'code':>5} {'words':>6} {'computation':>11} {'longest':>7}"
+    )
+    for path in paths:
+        n = Length.of(path)
+        print(
+            f"{path.name:45} {n.cells:5} {n.code_cells:5} {n.words:6} {n.computation:11} "
+            f"{n.longest:7}"
+        )
+
+
 def main() -> None:
-    """Print the table (and, with ``-v``, each cell's verdict)."""
+    """Print the table (``--length``: the lessons' lengths; ``-v``: each cell's verdict)."""
     verbose = "-v" in sys.argv
+    paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if "--length" in sys.argv:
+        _print_lengths(paths)
+        return
     print(f"{'notebook':45} {'plumbing':>8} {'helper':>6} {'computation':>11} {'share':>6}")
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    for path in paths:
         result, verdicts = census(path)
         print(
             f"{path.name:45} {result.plumbing:8} {result.helper:6} {result.computation:11} "

@@ -20,7 +20,7 @@ from sphinx.search.zh import SearchChinese
 language = "zh_CN"
 html_context = {**html_context, "site_language": "zh-CN"}  # noqa: F405 -- from conf
 # Queries typed without spaces are cut into the words the index knows (see the file).
-html_js_files = ["chinese-search.js"]
+html_js_files = [*html_js_files, "chinese-search.js"]  # noqa: F405 -- from conf
 html_title = "mishgrad（中文版）"
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 # Every heading gets a slug, which SlugSectionIds below makes its section's id.

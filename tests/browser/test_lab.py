@@ -1,6 +1,7 @@
 """Notebook 04, English and Chinese, opened in a running JupyterLab (`make lab`), headless.
 
-The notebook must render from its stored outputs (markdown, math, figures); after running
+The notebook must render from its stored outputs (markdown, math, figures), its Reference
+section collapsed; after running
 all its cells the explorer widget must render, which needs the ipywidgets extension
 (jupyterlab_widgets, pinned) in JupyterLab. The Chinese notebook's characters must all be
 drawn with real glyphs.
@@ -35,6 +36,19 @@ return {
 };
 """
 
+# The Reference section as JupyterLab holds it: its heading collapsed, every cell below hidden.
+REFERENCE = """
+const notebook = window.jupyterapp.shell.currentWidget.content;
+const cells = notebook.widgets;
+const at = cells.findIndex((c) => (c.model.getMetadata("tags") || []).includes("reference"));
+if (at < 0) return null;
+return {
+  collapsed: cells[at].headingCollapsed,
+  below: cells.length - at - 1,
+  hidden: cells.slice(at + 1).filter((c) => c.isHidden).length,
+};
+"""
+
 
 @pytest.fixture
 def lab(tmp_path):
@@ -61,15 +75,21 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromi
 
     def shown(driver):
         state = driver.execute_script(RENDERED)
-        return state if state and state["figures"] >= 3 and state["math"] > 0 else None
+        # JupyterLab renders the cells in batches: wait until enough of them are there.
+        enough = state and state["figures"] >= 3 and state["math"] > 0 and state["outputs"] > 20
+        return state if enough else None
 
     state = WebDriverWait(browser, 90).until(shown)
-    assert state["cells"] > 20 and state["outputs"] > 20 and state["markdown"] > 5, state
+    assert state["cells"] > 20 and state["markdown"] > 5, state
     config = json.loads(
         browser.execute_script("return document.getElementById('jupyter-config-data').textContent")
     )
     extensions = {extension["name"] for extension in config["federated_extensions"]}
     assert "@jupyter-widgets/jupyterlab-manager" in extensions, extensions
+    # The Reference section opens collapsed: looked up, not read (tests/test_setup.py).
+    reference = browser.execute_script(REFERENCE)
+    assert reference and reference["collapsed"] and reference["below"] > 3, reference
+    assert reference["hidden"] == reference["below"], reference
 
     # Run every cell in the notebook's kernel: the explorer widget then renders.
     WebDriverWait(browser, 30).until(

@@ -255,6 +255,37 @@ def test_every_link_to_an_anchor_lands():
                 assert unquote(fragment) in ids[path], f"{page}: {link}"
 
 
+def _has_reference_section(page: str) -> bool:
+    """Whether the page's notebook ends with a Reference section (tools/cell_census.py)."""
+    cells = _notebook(page)["cells"]
+    return any("reference" in cell["metadata"].get("tags", []) for cell in cells)
+
+
+def test_reference_sections_are_folded():
+    """Each notebook's Reference section is on its page, folded in a closed ``<details>``."""
+    folded = 0
+    for page in (page for page in PAGES if page.startswith(("notebooks/", CHINESE + "notebooks/"))):
+        html = (SITE / page).read_text()
+        found = re.findall(r'<details class="reference-section"( open)?>', html)
+        assert len(found) == _has_reference_section(page), page
+        assert not any(found), f"{page}: the Reference section is stored open"
+        folded += len(found)
+    assert folded >= 2 * 7, f"only {folded} folded Reference sections"
+
+
+def test_a_link_into_a_folded_reference_section_opens_it(site_url, browser):
+    page = next(p for p in PAGES if p.startswith("notebooks/04_") and _has_reference_section(p))
+    html = (SITE / page).read_text()
+    body = html[html.index('<details class="reference-section">') :]
+    target = re.search(r'<section id="([^"]+)"', body).group(1)  # a heading inside the fold
+    browser.get(f"{site_url}/{page}#{target}")
+    WebDriverWait(browser, 10).until(
+        lambda b: b.execute_script(
+            "return document.querySelector('details.reference-section').open"
+        )
+    )
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders(page, site_url, browser, screenshots):
     browser.get_log("browser")  # drop what an earlier page left
