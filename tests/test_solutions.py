@@ -23,9 +23,9 @@ import pytest
 from mishgrad.book import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Every numbered notebook of both editions.
+#: Every numbered notebook of both editions (not JupyterLab's .ipynb_checkpoints copies).
 NOTEBOOKS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")) + sorted(
-    ROOT.glob("notebooks/*/[0-9][0-9]_*.ipynb")
+    ROOT.glob("notebooks/zh-CN/[0-9][0-9]_*.ipynb")
 )
 TAGS = ("solution", "hide-cell")
 FIRST_LINE = re.compile(
