@@ -82,9 +82,8 @@ def test_code_cells_are_the_english_ones(english: Path) -> None:
 
 @pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
 def test_outputs_hold_no_english_prose(english: Path) -> None:
-    found = notebook_translation.english_in_outputs(
-        notebook_translation.translated_path(english, LANGUAGE)
-    )
+    translated = notebook_translation.translated_path(english, LANGUAGE)
+    found = output_strings.english_in_outputs(json.loads(translated.read_text(encoding="utf-8")))
     assert not found, "\n".join(f"cell {cell}: {text}" for cell, text in found)
 
 
@@ -374,7 +373,7 @@ def test_source_listings_show_their_title_in_the_chosen_language(chinese) -> Non
     assert f"// {english}</span>" in listing.html()
 
 
-def test_english_prose_is_found_in_html_outputs_but_not_in_code(tmp_path: Path) -> None:
+def test_english_prose_is_found_in_html_outputs_and_widgets_but_not_in_code() -> None:
     listing = source.source_block("// reads the whole tile first\nint x;", title="kernel/x.h")
     prose = "<p>This sentence stayed English.</p><pre>// so did this comment here</pre>"
     outputs = {  # the listing's code comments are code, as in its fenced Markdown
@@ -382,12 +381,26 @@ def test_english_prose_is_found_in_html_outputs_but_not_in_code(tmp_path: Path) 
         "html": {"text/html": prose},
     }
     cells = [{"cell_type": "code", "id": i, "outputs": [{"data": d}]} for i, d in outputs.items()]
-    path = tmp_path / "notebook.ipynb"
-    path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
-    found = notebook_translation.english_in_outputs(path)
+    drawing = {"outputs": [{"data": {"text/markdown": "This drawing stayed English."}}]}
+    widgets = {output_strings.WIDGET_STATE: {"state": {"model": {"state": drawing}}}}
+    found = output_strings.english_in_outputs({"cells": cells, "metadata": {"widgets": widgets}})
     assert [(cell, text.split("  <-  ")[0]) for cell, text in found] == [
-        ("html", "This sentence stayed English")
+        ("html", "This sentence stayed English"),
+        ("widgets", "This drawing stayed English"),
     ]
+
+
+def test_a_generated_notebook_keeps_its_own_widget_drawings() -> None:
+    # The explorer of notebook 04 stores its drawing in the notebook's widget state, made when
+    # the notebook ran: regenerating the Chinese notebook must not bring back the English one.
+    english = next(path for path in ENGLISH if path.name.startswith("04_"))
+    stored = json.loads(
+        notebook_translation.translated_path(english, LANGUAGE).read_text(encoding="utf-8")
+    )
+    generated = notebook_translation.translate_notebook(english, LANGUAGE)
+    assert generated["metadata"]["widgets"] == stored["metadata"]["widgets"]
+    original = json.loads(english.read_text(encoding="utf-8"))["metadata"]["widgets"]
+    assert stored["metadata"]["widgets"] != original
 
 
 def test_use_rejects_an_unknown_language() -> None:

@@ -305,6 +305,12 @@ def _generated(english: Path, language: str) -> dict:
         cells.append(cell)
     notebook["cells"] = cells
     notebook["metadata"]["mishgrad"] = {"english": f"../{english.name}", "language": language}
+    # The widgets' stored drawings are the translated notebook's own (made when it ran, in its
+    # language), never the English notebook's.
+    notebook["metadata"].pop("widgets", None)
+    translated = translated_path(english, language)
+    if translated.exists() and "widgets" in _load(translated).get("metadata", {}):
+        notebook["metadata"]["widgets"] = _load(translated)["metadata"]["widgets"]
     return notebook
 
 
@@ -369,37 +375,6 @@ def notebook_problems(english: Path, language: str) -> list[Problem]:
     return cell_problems(english, language) + text_problems(english, language)
 
 
-# Three English words in a row, outside code spans, links and formulas: prose left untranslated.
-_ENGLISH_RUN: Final = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,'’-]+[A-Za-z][a-z]+){2,}\b")
-# Code (fenced, or an HTML <pre>), links, formulas, quotations ('…', “…”: a message quoted as
-# its program wrote it) and tags (HTML's, and reprs such as <Figure size …>).
-_NOT_PROSE: Final = re.compile(
-    r"```.*?```|(`+).+?\1|\]\([^)]*\)|https?://\S+|\$\$.+?\$\$|\$[^$\n]+\$"
-    r"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|“[^”\n]+”|<pre\b.*?</pre>|</?[A-Za-z][^<>]*>",
-    re.DOTALL,
-)
-
-
-def english_in_outputs(path: Path) -> list[tuple[str, str]]:
-    """English prose in a translated notebook's stored outputs: (cell id, words <- line).
-
-    Reads what the helpers show: an output's Markdown, else its HTML (a source listing has
-    both), else its plain text (results such as verdicts); printed streams (logs, compiler
-    messages) are the tools' own and are not read.
-    """
-    found = []
-    for cell in _load(path)["cells"]:
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            text = data.get("text/markdown") or data.get("text/html") or data.get("text/plain")
-            text = text if isinstance(text, str) else "".join(text or ())
-            for line in _NOT_PROSE.sub(" ", text).splitlines():
-                words = _ENGLISH_RUN.findall(line)
-                if words:
-                    found.append((cell["id"], f"{' / '.join(words)}  <-  {line.strip()}"))
-    return found
-
-
 def check(language: str) -> list[Problem]:
     """Every problem of one language's translations."""
     problems = [p for e in english_notebooks() for p in notebook_problems(e, language)]
@@ -422,7 +397,7 @@ def main(argv: list[str]) -> int:
         print(todo(Path(argv[1]).resolve(), language), end="")
         return 0
     if argv[:1] == ["english-outputs"] and len(argv) == 2:
-        found = english_in_outputs(Path(argv[1]))
+        found = output_strings.english_in_outputs(_load(Path(argv[1])))
         print("\n".join(f"cell {cell}: {text}" for cell, text in found) or "no English prose")
         return 1 if found else 0
     if argv[:1] == ["build"]:

@@ -168,3 +168,46 @@ def templates_in_notebook(path: Path) -> list[str]:
             ]
             found.update(dict.fromkeys(templates_in_source("\n".join(lines))))
     return list(found)
+
+
+#: Where Jupyter stores the widgets' state in a notebook's metadata.
+WIDGET_STATE: Final = "application/vnd.jupyter.widget-state+json"
+
+
+# Three English words in a row, outside code spans, links and formulas: prose left untranslated.
+_ENGLISH_RUN: Final = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,'’-]+[A-Za-z][a-z]+){2,}\b")
+# Code (fenced, or an HTML <pre>), links, formulas, quotations ('…', “…”: a message quoted as
+# its program wrote it) and tags (HTML's, and reprs such as <Figure size …>).
+_NOT_PROSE: Final = re.compile(
+    r"```.*?```|(`+).+?\1|\]\([^)]*\)|https?://\S+|\$\$.+?\$\$|\$[^$\n]+\$"
+    r"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|“[^”\n]+”|<pre\b.*?</pre>|</?[A-Za-z][^<>]*>",
+    re.DOTALL,
+)
+
+
+def _widget_outputs(notebook: dict) -> list[dict]:
+    """The outputs stored in the notebook's widget state (an ``Output`` widget's drawing)."""
+    state = notebook.get("metadata", {}).get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    return [o for model in state.values() for o in model.get("state", {}).get("outputs", [])]
+
+
+def english_in_outputs(notebook: dict) -> list[tuple[str, str]]:
+    """English prose in a translated notebook's stored outputs (its JSON): (cell id, words <- line).
+
+    Reads what the helpers show: an output's Markdown, else its HTML (a source listing has
+    both), else its plain text (results such as verdicts), in the cells and in the widgets'
+    stored state (cell id ``widgets``); printed streams (logs, compiler messages) are the
+    tools' own and are not read.
+    """
+    outputs = [(cell["id"], o) for cell in notebook["cells"] for o in cell.get("outputs", [])]
+    outputs += [("widgets", o) for o in _widget_outputs(notebook)]
+    found = []
+    for cell_id, output in outputs:
+        data = output.get("data", {})
+        text = data.get("text/markdown") or data.get("text/html") or data.get("text/plain")
+        text = text if isinstance(text, str) else "".join(text or ())
+        for line in _NOT_PROSE.sub(" ", text).splitlines():
+            words = _ENGLISH_RUN.findall(line)
+            if words:
+                found.append((cell_id, f"{' / '.join(words)}  <-  {line.strip()}"))
+    return found
