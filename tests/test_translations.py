@@ -379,6 +379,9 @@ def test_english_prose_is_found_in_html_outputs_and_widgets_but_not_in_code() ->
     outputs = {  # the listing's code comments are code, as in its fenced Markdown
         "listing": {"text/html": listing.html(), "text/markdown": listing.markdown()},
         "html": {"text/html": prose},
+        "table": {
+            "text/markdown": "| 部分 | 模型 |\n|---|---|\n| flush band | ieee, rtol / atol |"
+        },
     }
     cells = [{"cell_type": "code", "id": i, "outputs": [{"data": d}]} for i, d in outputs.items()]
     drawing = {"outputs": [{"data": {"text/markdown": "This drawing stayed English."}}]}
@@ -386,6 +389,7 @@ def test_english_prose_is_found_in_html_outputs_and_widgets_but_not_in_code() ->
     found = output_strings.english_in_outputs({"cells": cells, "metadata": {"widgets": widgets}})
     assert [(cell, text.split("  <-  ")[0]) for cell, text in found] == [
         ("html", "This sentence stayed English"),
+        ("table", "flush band"),  # a label left English; identifiers (ieee, rtol) are code
         ("widgets", "This drawing stayed English"),
     ]
 

@@ -176,6 +176,9 @@ WIDGET_STATE: Final = "application/vnd.jupyter.widget-state+json"
 
 # Three English words in a row, outside code spans, links and formulas: prose left untranslated.
 _ENGLISH_RUN: Final = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,'’-]+[A-Za-z][a-z]+){2,}\b")
+# A table cell that is an English label of two words or more ("flush band", "kernel, ieee"):
+# shorter than a run of three, but a label a reader of the translation should not meet.
+_ENGLISH_LABEL: Final = re.compile(r"[A-Za-z][a-z]{2,}(?:[ ,'’-]+[a-z]{2,})+")
 # Code (fenced, or an HTML <pre>), links, formulas, quotations ('…', “…”: a message quoted as
 # its program wrote it) and tags (HTML's, and reprs such as <Figure size …>).
 _NOT_PROSE: Final = re.compile(
@@ -197,7 +200,8 @@ def english_in_outputs(notebook: dict) -> list[tuple[str, str]]:
     Reads what the helpers show: an output's Markdown, else its HTML (a source listing has
     both), else its plain text (results such as verdicts), in the cells and in the widgets'
     stored state (cell id ``widgets``); printed streams (logs, compiler messages) are the
-    tools' own and are not read.
+    tools' own and are not read. Prose is three English words in a row; in a Markdown table,
+    a cell that is an English label of two words or more counts too.
     """
     outputs = [(cell["id"], o) for cell in notebook["cells"] for o in cell.get("outputs", [])]
     outputs += [("widgets", o) for o in _widget_outputs(notebook)]
@@ -208,6 +212,9 @@ def english_in_outputs(notebook: dict) -> list[tuple[str, str]]:
         text = text if isinstance(text, str) else "".join(text or ())
         for line in _NOT_PROSE.sub(" ", text).splitlines():
             words = _ENGLISH_RUN.findall(line)
+            if line.lstrip().startswith("|"):  # a Markdown table row: its cells too
+                cells = (cell.strip() for cell in line.strip().strip("|").split("|"))
+                words += [c for c in cells if _ENGLISH_LABEL.fullmatch(c) and c not in words]
             if words:
                 found.append((cell_id, f"{' / '.join(words)}  <-  {line.strip()}"))
     return found
