@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from census_tool import cell_census
 
 from mishgrad.book import i18n, run_time
 from mishgrad.book.notebook_translation import join_cjk_lines
@@ -40,8 +41,7 @@ def test_the_lesson_ends_with_the_timed_run(stem):
     # The last code cell before the Reference section (or the notebook's end) reports this
     # run beside the book's measurement of the same notebook.
     cells = json.loads((run_time.NOTEBOOKS / f"{stem}.ipynb").read_text())["cells"]
-    ends = [i for i, c in enumerate(cells) if "reference" in c["metadata"].get("tags", [])]
-    lesson = cells[: ends[0]] if ends else cells
+    lesson = cell_census.lesson(cells)
     last = "".join([c for c in lesson if c["cell_type"] == "code"][-1]["source"])
     calls = [n for n in ast.walk(ast.parse(last)) if isinstance(n, ast.Call)]
     reports = [c for c in calls if ast.unparse(c.func) == "run_time.report"]

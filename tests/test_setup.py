@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+from census_tool import cell_census
 from lab_server import TOKEN, running_lab, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
-_CENSUS = importlib.util.spec_from_file_location("cell_census", ROOT / "tools" / "cell_census.py")
-cell_census = importlib.util.module_from_spec(_CENSUS)
-sys.modules["cell_census"] = cell_census  # dataclasses look their module up there
-_CENSUS.loader.exec_module(cell_census)
 
 
 def normalized(name: str) -> str:

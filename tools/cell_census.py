@@ -128,14 +128,14 @@ class Length:
     @classmethod
     def of(cls, path: Path) -> Length:
         """Measure the lesson of the notebook at ``path`` (worked solutions left out)."""
-        cells = lesson(json.loads(path.read_text(encoding="utf-8"))["cells"])
-        cells = [cell for cell in cells if not is_solution(cell)]
+        every = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        cells = [cell for cell in lesson(every) if not is_solution(cell)]
         code = [cell for cell in cells if cell["cell_type"] == "code"]
         return cls(
             cells=len(cells),
             code_cells=len(code),
             words=words(cells),
-            computation=census(path)[0].computation,
+            computation=census_of(every)[0].computation,
             longest=max((code_lines(cell) for cell in code), default=0),
         )
 
@@ -182,7 +182,11 @@ def _weigh(tree: ast.Module, helpers: set[str]) -> tuple[int, int]:
 
 def census(path: Path) -> tuple[Census, list[str]]:
     """The census of one notebook, and each code cell's verdict (for reading the decisions)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return census_of(json.loads(path.read_text(encoding="utf-8"))["cells"])
+
+
+def census_of(cells: list[dict]) -> tuple[Census, list[str]]:
+    """:func:`census` of a notebook's cells (as JSON)."""
     counts = {"plumbing": 0, "helper": 0, "computation": 0}
     verdicts = []
     known: set[str] = set()

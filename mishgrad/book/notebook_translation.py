@@ -225,12 +225,10 @@ def _todo_texts(templates: list[str], language: str) -> str:
     return "".join(text_entry(t, t) for t in templates if _translation_of(t, language) is None)
 
 
-def _outputs_by_id(path: Path) -> dict[str, tuple[str, dict]]:
-    if not path.exists():
-        return {}
+def _outputs_by_id(notebook: dict) -> dict[str, tuple[str, dict]]:
     return {
         cell["id"]: (_source(cell), cell)
-        for cell in _load(path)["cells"]
+        for cell in notebook.get("cells", [])
         if cell["cell_type"] == "code"
     }
 
@@ -293,7 +291,9 @@ def _generated(english: Path, language: str) -> dict:
     notebook = copy.deepcopy(_load(english))
     found = _translations(english, language)
     assert found is not None  # no problems means every cell has its translation
-    previous = _outputs_by_id(translated_path(english, language))
+    translated = translated_path(english, language)
+    before = _load(translated) if translated.exists() else {}
+    previous = _outputs_by_id(before)
     cells = []
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
@@ -308,9 +308,8 @@ def _generated(english: Path, language: str) -> dict:
     # The widgets' stored drawings are the translated notebook's own (made when it ran, in its
     # language), never the English notebook's.
     notebook["metadata"].pop("widgets", None)
-    translated = translated_path(english, language)
-    if translated.exists() and "widgets" in _load(translated).get("metadata", {}):
-        notebook["metadata"]["widgets"] = _load(translated)["metadata"]["widgets"]
+    if "widgets" in before.get("metadata", {}):
+        notebook["metadata"]["widgets"] = before["metadata"]["widgets"]
     return notebook
 
 

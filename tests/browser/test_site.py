@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag
 
 import pytest
+from census_tool import cell_census
 from conftest import ROOT
 from glyphs import MISSING_GLYPHS
 from selenium.webdriver.support.ui import WebDriverWait
@@ -257,8 +258,7 @@ def test_every_link_to_an_anchor_lands():
 
 def _has_reference_section(page: str) -> bool:
     """Whether the page's notebook ends with a Reference section (tools/cell_census.py)."""
-    cells = _notebook(page)["cells"]
-    return any("reference" in cell["metadata"].get("tags", []) for cell in cells)
+    return any(cell_census.is_reference_heading(cell) for cell in _notebook(page)["cells"])
 
 
 def test_reference_sections_are_folded():
