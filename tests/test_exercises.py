@@ -24,7 +24,7 @@ import sympy as sp
 from exercise_answers import Case
 
 import mishgrad.book.exercises
-from mishgrad.book.exercises import COMPILER_LINES, Verdict
+from mishgrad.book.exercises import COMPILER_LINES, Verdict, call_on_copy
 from mishgrad.kernel import source
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
@@ -247,3 +247,26 @@ def test_a_copy_that_does_not_build_is_reported_with_the_compiler_error(
     assert "error:" in first and PLANTED in verdict.message, verdict.message
     assert len(verdict.message.splitlines()) <= COMPILER_LINES, verdict.message
     assert str(tmp_path) not in verdict.message, "the copy's files are named relative to it"
+
+
+def test_a_copy_that_fails_to_run_is_reported_with_the_files_it_changed(tmp_path: Path) -> None:
+    # A copy made before kernel/ was updated builds, then fails to load or run: the verdict
+    # names the files that differ, and how to start over.
+    scratch = scratch_kernel("stale", root=tmp_path)
+    launch = scratch.file("twin/src/launch.cpp")
+    launch.write_text(launch.read_text(encoding="utf-8") + "// older\n", encoding="utf-8")
+
+    def fails() -> None:
+        raise OSError("undefined symbol: mish_grad_bfloat16")
+
+    result, verdict = call_on_copy(scratch, fails)
+    assert result is None and verdict is not None and verdict.status == "wrong"
+    assert verdict.message == (
+        "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16; it differs "
+        "from kernel/ in twin/src/launch.cpp (`scratch.diff()` shows how, `scratch.reset()` "
+        "starts over)"
+    )
+    scratch.reset()
+    assert call_on_copy(scratch, fails)[1].message == (
+        "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16"
+    )

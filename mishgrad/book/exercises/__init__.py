@@ -205,7 +205,9 @@ def call_on_copy(
     tuple
         ``(result, None)``, or ``(None, verdict)``: "your copy does not build" with the
         compiler's first error (:func:`compiler_excerpt`) when the edit does not compile, and
-        "running your copy failed" for any other exception (a crash, a stall, a refused plan).
+        "running your copy failed" for any other exception (a crash, a stall, a refused plan),
+        naming the files in which the copy differs from ``kernel/``: a copy made before
+        ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
 
     """
     try:
@@ -213,7 +215,13 @@ def call_on_copy(
     except TwinBuildError as error:
         return None, wrong(f"your copy does not build: {compiler_excerpt(str(error), scratch)}")
     except Exception as error:  # the learner's edit may break the run in any way
-        return None, wrong(f"running your copy failed: {type(error).__name__}: {error}")
+        name, edited = type(error).__name__, ", ".join(scratch.edited())
+        if not edited:
+            return None, wrong(f"running your copy failed: {name}: {error}")
+        return None, wrong(
+            f"running your copy failed: {name}: {error}; it differs from kernel/ in {edited} "
+            "(`scratch.diff()` shows how, `scratch.reset()` starts over)"
+        )
 
 
 def learner_function(usage: str) -> Callable[[Checker], Checker]:
