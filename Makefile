@@ -18,11 +18,12 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sani
 # pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
 TEST_WORKERS ?= -n auto --dist loadfile
 
-.PHONY: help venv lab test lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
+.PHONY: help venv lab test check lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
+	@echo "make check      the fast loop: lint and every test not marked slow (a stale translation warns)"
 	@echo "make notebooks  regenerate the Chinese notebooks, then re-execute every notebook top to bottom,"
 	@echo "                storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some)"
 	@echo "make translations  check that translations/zh-CN is in step with the English notebooks"
@@ -99,6 +100,13 @@ test: lint ut fonts
 		exit 2; fi;; esac
 	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/python -m pytest tests notebooks --ignore=tests/browser \
 		$(NBVAL_ARGS) $(TEST_WORKERS)
+
+# The fast loop while editing: lint, then every test not marked `slow` (no nbval, ASan, browser,
+# scratch-copy rebuilds or fuzzing: pyproject.toml registers the marker). A Chinese translation
+# that lags an English edit is a warning here and a failure in `make test`, the whole gate.
+check: lint fonts
+	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/python -m pytest tests --ignore=tests/browser -m "not slow" \
+		--stale-translations=warn $(TEST_WORKERS)
 
 # The Chinese notebooks are generated from the English ones and translations/zh-CN
 # (mishgrad/book/notebook_translation.py), then executed like them.

@@ -1,4 +1,5 @@
-"""Shared fixtures: exhaustive 16-bit inputs, the float32 sample, CANN's stand-in kernel."""
+"""Shared fixtures (exhaustive 16-bit inputs, the float32 sample, CANN's stand-in kernel), and the
+``slow`` marker on what ``make check`` leaves out (nbval's notebook cells, the browser tests)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,27 @@ import pytest
 
 from mishgrad.kernel import scratch, source, twin_build
 from mishgrad.math import dtypes, oracle, samples
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--stale-translations``: fail on a Chinese edition that lags the English, or only warn.
+
+    ``make check`` passes ``warn``, so that an English edit can be tested before its translation
+    catches up; ``make test`` keeps the default, ``fail`` (tests/test_rules.py).
+    """
+    parser.addoption(
+        "--stale-translations",
+        choices=("fail", "warn"),
+        default="fail",
+        help="fail (default) or warn when the Chinese edition lags the English (tests/rules)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark nbval's notebook cells and the browser tests slow: ``make check`` runs neither."""
+    for item in items:
+        if item.path.suffix == ".ipynb" or "browser" in item.path.parts:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session", params=["float16", "bfloat16"])

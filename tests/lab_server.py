@@ -15,6 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "mishgrad-test"
+#: How long a wait on a server or a browser may last, in seconds. Each wait ends as soon as
+#: what it waits for holds, so this is a hang guard only: a busy machine may take minutes.
+PATIENCE = 600
 
 
 def free_port() -> int:
@@ -23,14 +26,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for(url: str, seconds: float) -> tuple[int, bytes]:
+def wait_for(url: str, seconds: float = PATIENCE) -> tuple[int, bytes]:
     """GET ``url`` until it answers (or ``seconds`` pass); return status and body."""
     deadline = time.monotonic() + seconds
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=5) as response:
+            with urllib.request.urlopen(url, timeout=seconds) as response:
                 return response.status, response.read()
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
@@ -62,12 +65,12 @@ def running_lab(
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_for(f"{base}/lab?token={TOKEN}", 90)
+        wait_for(f"{base}/lab?token={TOKEN}")
         yield base
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
-            server.wait(timeout=30)
+            server.wait(timeout=PATIENCE)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()

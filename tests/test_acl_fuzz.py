@@ -15,6 +15,8 @@ from mishgrad import aclnn
 
 OUTCOMES: Counter[str] = Counter()
 
+pytestmark = pytest.mark.slow  # random calls by the thousand
+
 
 @pytest.fixture(scope="module")
 def session():

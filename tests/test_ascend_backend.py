@@ -166,6 +166,7 @@ def test_the_command_line_prints_what_run_sh_reads(tmp_path):
     assert usage.returncode == 2 and "usage:" in usage.stderr
 
 
+@pytest.mark.slow
 def test_the_stamp_says_which_kernel_ran(cann_s_own_kernel):
     with aclnn.Session("twin") as session:
         ours = aclnn.which_kernel(session)
@@ -195,6 +196,7 @@ def test_the_twin_reports_its_own_library():
     assert backend.served_by == str(twin_build.build().resolve())
 
 
+@pytest.mark.slow
 def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
     copy = scratch.scratch_kernel("no-write-back", root=tmp_path)
     header = copy.file("op_kernel/mish_grad_stamp.h").read_text()

@@ -156,6 +156,7 @@ def stand_in_cann(root: Path, vendor: bool, cann_s_own: Path | None = None) -> P
     [(True, "ascend", "libcust_opapi.so"), (False, "ascend-builtin", "libopapi_nn.so")],
     ids=["package", "builtin"],
 )
+@pytest.mark.slow
 def test_run_sh_builds_and_runs_against_a_stand_in_cann(
     tmp_path, vendor, backend, library, cann_s_own_library
 ):

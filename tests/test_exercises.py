@@ -12,50 +12,26 @@ that ``kernel/`` is byte for byte what it was.
 from __future__ import annotations
 
 import hashlib
-import importlib
-import inspect
-import pkgutil
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
-from exercise_answers import Case
+from exercise_answers import Case, all_cases
 
-import mishgrad.book.exercises
 from mishgrad.book.exercises import COMPILER_LINES, Verdict, call_on_copy
 from mishgrad.kernel import source
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
-
-def _answer_modules() -> list[str]:
-    folder = Path(__file__).parent / "exercise_answers"
-    return sorted(path.stem for path in folder.glob("nb[0-9][0-9].py"))
-
-
-def _checkers() -> dict[str, object]:
-    found = {}
-    for info in pkgutil.iter_modules(mishgrad.book.exercises.__path__):
-        module = importlib.import_module(f"mishgrad.book.exercises.{info.name}")
-        for name, function in inspect.getmembers(module, inspect.isfunction):
-            if name.startswith("check_") and function.__module__ == module.__name__:
-                found[f"{info.name}.{name}"] = function
-    return found
-
-
-def _cases() -> list[tuple[str, Case]]:
-    cases = []
-    for name in _answer_modules():
-        module = importlib.import_module(f"exercise_answers.{name}")
-        for case in module.CASES:
-            cases.append((f"{name}.{case.checker.__name__}", case))
-    return cases
-
-
-CASES = _cases()
+CASES = all_cases()
 IDS = [name for name, _ in CASES]
 KERNEL_CASES = [(name, case) for name, case in CASES if case.edit is not None]
+#: Every case; those that build an edited scratch copy of kernel/ are slow (not in `make check`).
+BUILDING = [
+    pytest.param(name, case, id=name, marks=[pytest.mark.slow] if case.edit else [])
+    for name, case in CASES
+]
 #: Words one of which a message about the kind of answer names.
 KIND_WORDS = ("number", "function", "boolean", "pair", "tuple", "Rational", "SymPy", "int")
 #: Results too common in any text to count as giving the answer away.
@@ -152,17 +128,7 @@ def _given_away(message: str, texts: set[str]) -> list[str]:
     return [text for text in texts if re.search(pattern(text), message) is not None]
 
 
-def test_every_checker_has_a_case() -> None:
-    assert sorted(IDS) == sorted(_checkers())
-
-
-def test_there_are_write_code_exercises_in_every_notebook() -> None:
-    # A write-code exercise's right answer is a function the learner writes.
-    notebooks = {name.split(".")[0] for name, case in CASES if callable(case.right)}
-    assert notebooks == set(_answer_modules())
-
-
-@pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "case"), BUILDING)
 def test_checker(name: str, case: Case, tmp_path: Path) -> None:
     before = _kernel_digest()
     extra = []
@@ -183,7 +149,7 @@ def test_checker(name: str, case: Case, tmp_path: Path) -> None:
     assert _kernel_digest() == before, "an exercise changed kernel/"
 
 
-@pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "case"), BUILDING)
 def test_the_typical_mistake_gets_a_hint_that_keeps_the_answer(
     name: str, case: Case, tmp_path: Path
 ) -> None:
@@ -232,6 +198,7 @@ def test_an_answer_of_the_wrong_kind_is_told_the_kind(
 PLANTED = "static int planted_by_the_test = ;"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "case"), KERNEL_CASES, ids=[n for n, _ in KERNEL_CASES])
 def test_a_copy_that_does_not_build_is_reported_with_the_compiler_error(
     name: str, case: Case, tmp_path: Path

@@ -20,7 +20,8 @@ def runtime(name: str) -> str:
     return path
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # a hang guard: the ASan build takes a minute when quiet
 def test_kernel_and_misuse_cases_run_clean_under_asan_and_ubsan(tmp_path):
     assert shutil.which(os.environ.get("CXX", "g++"))
     env = {

@@ -23,6 +23,7 @@ def test_copy_is_made_once_and_never_overwritten(tmp_path: Path) -> None:
     assert again.edited() == []
 
 
+@pytest.mark.slow
 def test_twin_builds_from_the_copy(tmp_path: Path) -> None:
     scratch = scratch_kernel("tile", root=tmp_path)
     original = scratch.native_tiling(10_000, 4, False, 196_352, 40)

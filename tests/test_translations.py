@@ -1,16 +1,16 @@
-"""The Chinese edition stays in step with the English one.
+"""How the Chinese edition is made and shown: drift named, templates found, helpers in Chinese.
 
-Every English markdown cell has a translation written for its current text (a hash of the
-English is stored with it), the generated notebooks match what the generator writes, every
-string the code shows has a translation, and the stored outputs of the Chinese notebooks
-hold no English prose. The tests below also plant each kind of drift and check it is caught.
+The code that keeps the Chinese edition in step with the English (notebook_translation,
+translation_files, output_strings in mishgrad.book) names an edited English cell, an
+untranslated string, a translation that lost a link; the helpers show their words, figures and
+listings in the chosen language. That the repository's translations are complete and current
+is a rule of the repository (tests/rules/translations.py).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 import warnings
 from pathlib import Path
@@ -30,13 +30,11 @@ from mishgrad.book import (
     report,
 )
 from mishgrad.book.exercises import UNANSWERED, wrong
-from mishgrad.book.translation_files import english_hash, language_dir, parse
+from mishgrad.book.translation_files import english_hash, parse
 from mishgrad.kernel import scratch, source
 
 LANGUAGE = "zh-CN"
 ENGLISH = notebook_translation.english_notebooks()
-NAMES = [path.name for path in ENGLISH]
-LANGUAGE_DIR = language_dir(LANGUAGE)
 
 
 @pytest.fixture
@@ -45,176 +43,6 @@ def chinese():
     language.use(LANGUAGE)
     yield
     language.use(i18n.ENGLISH)
-
-
-# --- the repository's translations are complete and current --------------------------------
-
-
-@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
-def test_every_cell_and_string_is_translated(english: Path) -> None:
-    problems = notebook_translation.notebook_problems(english, LANGUAGE)
-    assert not problems, "\n".join(map(str, problems))
-
-
-def test_module_strings_are_translated() -> None:
-    problems = notebook_translation.module_problems(LANGUAGE)
-    assert not problems, "\n".join(map(str, problems))
-
-
-def test_generated_notebooks_are_current() -> None:
-    problems = notebook_translation.stale_notebooks(LANGUAGE)
-    assert not problems, "\n".join(map(str, problems)) + "\nrun: make notebooks"
-
-
-@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
-def test_code_cells_are_the_english_ones(english: Path) -> None:
-    def code(path: Path) -> list[tuple[str, str]]:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        return [(c["id"], "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
-
-    translated = code(notebook_translation.translated_path(english, LANGUAGE))
-    assert translated[0][0] == notebook_translation.LANGUAGE_CELL_ID
-    assert translated[0][1].endswith(
-        f'from mishgrad.book import language\n\nlanguage.use("{LANGUAGE}")'
-    )
-    assert translated[1:] == code(english)
-
-
-@pytest.mark.parametrize("english", ENGLISH, ids=NAMES)
-def test_outputs_hold_no_english_prose(english: Path) -> None:
-    translated = notebook_translation.translated_path(english, LANGUAGE)
-    found = output_strings.english_in_outputs(json.loads(translated.read_text(encoding="utf-8")))
-    assert not found, "\n".join(f"cell {cell}: {text}" for cell, text in found)
-
-
-# One English term, one Chinese term: the variants a translator might reach for instead.
-# Only strings that cannot mean anything else belong here (扩展 may mean "extend", 缓冲区 is
-# part of 统一缓冲区, so neither is listed); docs/glossary.md gives the term to use instead.
-AVOIDED = {
-    "向量": "CANN writes 矢量 for vector (docs/glossary.md)",
-    "根窗口": "the root window is 零点窗口",
-    "检查函数": "a checker is 检查器",
-    "Host侧": "Host 侧, with a space (Latin beside Chinese)",
-    "Device侧": "Device 侧, with a space (Latin beside Chinese)",
-    "扩宽": "widening a 16-bit value to float32 is 升精度",
-    "拓宽": "widening a 16-bit value to float32 is 升精度",
-    "次正规": "a subnormal number is 非规格化数",
-    "非正规数": "a subnormal number is 非规格化数",
-    "执行轨迹": "a trace is trace（调用轨迹）",
-    "参考答案": "a worked solution is 参考解答",
-}
-ROOT = LANGUAGE_DIR.parent.parent
-#: Every Chinese text a reader meets: the translations, the README, the glossary, the site pages.
-CHINESE_TEXTS = sorted(
-    [
-        *LANGUAGE_DIR.glob("*.md"),
-        ROOT / "README.zh-CN.md",
-        ROOT / "docs" / "glossary.md",
-        *(ROOT / "docs" / "zh-CN").glob("*.md"),
-    ]
-)
-
-
-def checked_text(text: str) -> str:
-    """``text`` without the Source cells of glossary rows: their links name CANN's own pages."""
-    lines = []
-    for line in text.splitlines():
-        if line.startswith("| ") and line.count(" | ") >= 4:
-            line = line.rsplit(" | ", 1)[0]
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def avoided_variants(path: Path) -> list[str]:
-    """The AVOIDED variants ``path`` uses, each with the term to use instead."""
-    text = checked_text(path.read_text(encoding="utf-8"))
-    return [f"{word!r}: {why}" for word, why in AVOIDED.items() if word in text]
-
-
-@pytest.mark.parametrize("path", CHINESE_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_translations_use_the_glossary_terms(path: Path) -> None:
-    found = avoided_variants(path)
-    assert not found, f"{path.relative_to(ROOT)}: " + "; ".join(found)
-
-
-#: At most this many "，" or "；" in one Chinese sentence: an opening phrase and two clauses.
-#: A sentence that chains more is split (issue 19: long chains are hard to follow).
-MAX_SEPARATORS = 2
-_NOT_PROSE = [
-    (r"```.*?```|<!--.*?-->|\$\$.*?\$\$", "\n\n"),  # code blocks, cell markers, display math
-    (r"\$[^$\n]*\$|`[^`]*`|<[^>]+>", "X"),  # inline math, code, HTML tags
-    (r"\]\([^)]*\)", "]"),  # link targets
-]
-
-
-def chinese_sentences(text: str) -> list[str]:
-    """The Chinese sentences of a markdown text, wrapped lines joined, code and math left out.
-
-    A sentence ends at 。！？, at a blank line, at a list item, heading or table row, and at
-    a table cell's border.
-    """
-    for pattern, replacement in _NOT_PROSE:
-        text = re.sub(pattern, replacement, text, flags=re.S)
-    blocks = re.split(r"\n\s*\n|\n(?=\s*(?:[-*#|>]|\d+\.))|\|", text)
-    sentences = []
-    for block in blocks:
-        joined = block.replace("\n", "")
-        sentences += [s.strip() for s in re.split(r"(?<=[。！？])", joined)]
-    return [s for s in sentences if re.search(r"[\u4e00-\u9fff]", s)]
-
-
-def chained_sentences(path: Path) -> list[str]:
-    """The sentences of ``path`` with more than :data:`MAX_SEPARATORS` commas or semicolons."""
-    found = chinese_sentences(path.read_text(encoding="utf-8"))
-    return [s for s in found if len(re.findall("[，；]", s)) > MAX_SEPARATORS]
-
-
-@pytest.mark.parametrize("path", CHINESE_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_chinese_sentences_chain_at_most_two_clauses(path: Path) -> None:
-    found = chained_sentences(path)
-    assert not found, f"{len(found)} sentences to split:\n" + "\n".join(found)
-
-
-def test_the_sentence_splitter_sees_chains_and_skips_code() -> None:
-    text = "甲，乙，丙，丁。`a，b，c，d` 短句。\n\n| 一，二，三，四 | 五 |\n- 条目，一，二。"
-    assert chinese_sentences(text) == [
-        "甲，乙，丙，丁。",
-        "X 短句。",
-        "一，二，三，四",
-        "五",
-        "- 条目，一，二。",
-    ]
-    assert [s for s in chinese_sentences(text) if len(re.findall("[，；]", s)) > 2] == [
-        "甲，乙，丙，丁。",
-        "一，二，三，四",
-    ]
-
-
-def test_the_scan_covers_the_readme_glossary_and_site() -> None:
-    names = {str(p.relative_to(ROOT)) for p in CHINESE_TEXTS}
-    assert {"README.zh-CN.md", "docs/glossary.md", "docs/zh-CN/index.md"} <= names
-    assert f"translations/{LANGUAGE}/05_the_ascendc_kernel.md" in names
-
-
-@pytest.mark.parametrize("variant", sorted(AVOIDED))
-def test_a_reintroduced_variant_is_caught(tmp_path: Path, variant: str) -> None:
-    for original in (LANGUAGE_DIR / "05_the_ascendc_kernel.md", ROOT / "README.zh-CN.md"):
-        copy = tmp_path / original.name
-        copy.write_text(
-            original.read_text(encoding="utf-8") + f"\n本段用了{variant}这个词。\n",
-            encoding="utf-8",
-        )
-        assert not avoided_variants(original)
-        assert [found.split(":")[0] for found in avoided_variants(copy)] == [repr(variant)]
-
-
-def test_a_variant_in_a_glossary_row_is_caught(tmp_path: Path) -> None:
-    glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
-    row = "| Root window | 零点窗口 |"
-    assert row in glossary
-    copy = tmp_path / "glossary.md"
-    copy.write_text(glossary.replace(row, "| Root window | 根窗口 |"), encoding="utf-8")
-    assert [found.split(":")[0] for found in avoided_variants(copy)] == ["'根窗口'"]
 
 
 # --- drift is caught, and named ----------------------------------------------------------

@@ -13,6 +13,8 @@ import pytest
 
 from mishgrad.kernel import source, twin, twin_build
 
+pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
+
 
 @pytest.fixture
 def kernel_copy(tmp_path: Path) -> Path:

@@ -126,6 +126,7 @@ def test_a_failed_core_keeps_what_it_printed(debug):
     ]
 
 
+@pytest.mark.slow
 def test_kernel_log_from_a_scratch_copy(tmp_path):
     # printf in a copy of the real kernel: every core prints its slice, in core order.
     scratch = scratch_kernel("debug", root=tmp_path)

@@ -12,6 +12,8 @@ import pytest
 from mishgrad.kernel import ut
 from mishgrad.kernel.source import KERNEL_DIR
 
+pytestmark = pytest.mark.slow  # builds broken copies of the operator and their unit tests
+
 
 @pytest.mark.parametrize(
     ("program", "path", "right", "wrong", "failing", "says"),  # failing: suite.test

@@ -16,7 +16,7 @@ This census reads every code cell's syntax tree and sorts its statements:
 A cell *shows the computation* when it has at least two own operations and at least twice
 as many own operations as helper calls; otherwise it *calls helpers*. Formatting (f-strings)
 and displays count as neither. Run ``python tools/cell_census.py`` for the table (``-v``
-for each cell's verdict); ``tests/test_setup.py`` holds every notebook to at least half
+for each cell's verdict); ``tests/rules/notebooks.py`` holds every notebook to at least half
 computation cells.
 """
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUMBING_NAMES = {"answer", "started"}
-#: The tag of a worked solution's cell (collapsed below its exercise; tests/test_solutions.py).
+#: The tag of a worked solution's cell (collapsed below its exercise; tests/rules/solutions.py).
 SOLUTION_TAG = "solution"
 #: The tag of the ``## Reference`` heading: it and every cell after it are looked up, not read.
 REFERENCE_TAG = "reference"
@@ -128,7 +128,11 @@ class Length:
     @classmethod
     def of(cls, path: Path) -> Length:
         """Measure the lesson of the notebook at ``path`` (worked solutions left out)."""
-        every = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return cls.of_cells(json.loads(path.read_text(encoding="utf-8"))["cells"])
+
+    @classmethod
+    def of_cells(cls, every: list[dict]) -> Length:
+        """:meth:`of` a notebook's cells (as JSON)."""
         cells = [cell for cell in lesson(every) if not is_solution(cell)]
         code = [cell for cell in cells if cell["cell_type"] == "code"]
         return cls(

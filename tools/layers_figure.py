@@ -3,7 +3,7 @@
 The picture in ``docs/architecture.md`` is made here, never by hand: the rows are the layers
 of the ``layers`` contract in ``pyproject.toml`` (top imports bottom), each box lists what its
 subpackage holds, and each box says how many imports it makes into each layer below, counted
-by grimp (the graph import-linter checks). ``tests/test_architecture.py`` fails when the
+by grimp (the graph import-linter checks). ``tests/rules/architecture.py`` fails when the
 stored picture differs from what this script draws, so it cannot drift from the code.
 
 Run ``python tools/layers_figure.py`` to rewrite ``docs/_static/architecture.svg``.

@@ -42,7 +42,7 @@ Read it in this order, one short module at a time:
 May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
 """
 
-from .backends import BACKENDS, builtin_opapi, load_backend, twin_backend
+from .backends import BACKENDS, builtin_opapi, load_backend, twin_backend, twin_library
 from .binding import (
     ACL_DTYPE,
     ACL_FORMAT_ND,
@@ -84,5 +84,6 @@ __all__ = [
     "result_dtype",
     "run",
     "twin_backend",
+    "twin_library",
     "which_kernel",
 ]

@@ -16,13 +16,18 @@ from mishgrad.kernel import installed, twin_build
 from .binding import SIGNATURES, Backend, bind
 
 
-def twin_backend(kernel_dir: Path | None = None) -> Backend:
-    """The twin built from ``kernel_dir`` (default ``kernel/``; a learner's scratch copy).
+def twin_library(kernel_dir: Path | None = None) -> Path:
+    """The twin library built from ``kernel_dir`` (default ``kernel/``; a learner's scratch copy).
 
     The library is rebuilt, at a new path, whenever a source changed, so an edit to the
     contract or the kernel is picked up by the next session.
     """
-    return _twin_backend_at(str(twin_build.build(twin_build.kernel_spec(root=kernel_dir))))
+    return twin_build.build(twin_build.kernel_spec(root=kernel_dir))
+
+
+def twin_backend(kernel_dir: Path | None = None) -> Backend:
+    """The twin built from ``kernel_dir`` (:func:`twin_library`), loaded as a backend."""
+    return _twin_backend_at(str(twin_library(kernel_dir)))
 
 
 @cache

@@ -11,7 +11,7 @@ An entry's English side is a template: the literal text of the f-string that mad
 with ``{0}``, ``{1}`` … where its fields were. :func:`translate` matches the finished string
 against the templates, takes the field values out, translates each value that is itself a
 translated string (``"yes"`` → ``"是"``), and puts the values into the translated template.
-A string no entry matches is shown as it is (``tests/test_translations.py`` keeps the entries
+A string no entry matches is shown as it is (``tests/rules/translations.py`` keeps the entries
 complete).
 """
 

@@ -11,7 +11,7 @@ cell that ends each lesson, README's line — is made by this module from one fi
   before it did not).
 
 and two for the twin: its cold build, and its rebuild after a one-line edit of the kernel
-(what each edit of a scratch copy costs). ``tests/test_run_time.py`` holds the texts to
+(what each edit of a scratch copy costs). ``tests/rules/run_time.py`` holds the texts to
 :func:`opening` and :func:`readme_line`; after a new measurement,
 ``python -m mishgrad.book.run_time --write`` rewrites them (notebooks, translations, READMEs).
 """

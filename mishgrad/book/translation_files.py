@@ -7,7 +7,7 @@ print. A file is Markdown, so it reads and diffs like prose. Each entry starts w
 ``<!-- cell 93e639ed en=4f1c0a9be2d1 -->``
     a markdown cell of the English notebook, by cell id, with the first 12 hex digits of the
     SHA-256 of the English source it translates. When the English cell is edited the hash no
-    longer matches and ``tests/test_translations.py`` names the cell.
+    longer matches and ``tests/rules/translations.py`` names the cell.
 
 ``<!-- text: Blocks are {0} B and a tile holds {1} elements. -->``
     a string a learner reads in an output (a computed sentence, a table header, a figure label,

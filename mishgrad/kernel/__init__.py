@@ -6,7 +6,8 @@
 - :mod:`~mishgrad.kernel.twin_build` builds the twin library from ``kernel/`` and
   :mod:`~mishgrad.kernel.twin` runs the kernel on it (:mod:`~mishgrad.kernel.twin_abi`: the
   library's C ABI); :mod:`~mishgrad.kernel.scratch` is a learner's copy of ``kernel/`` to edit,
-  whose kernel :mod:`~mishgrad.kernel.isolation` runs in a worker process;
+  whose kernel :mod:`~mishgrad.kernel.isolation` runs in a worker process
+  (:mod:`~mishgrad.kernel.worker`);
 - :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and three analyses
   are built on it: :mod:`~mishgrad.kernel.gm_traffic`, :mod:`~mishgrad.kernel.ub_layout`,
   :mod:`~mishgrad.kernel.pipeline`;

@@ -10,19 +10,24 @@ writes. The parent waits in short steps, and:
 - a worker that dies (SIGSEGV, SIGBUS, SIGFPE, SIGABRT, ...) becomes a :class:`KernelError`
   that names the signal and, from the progress board the twin keeps in shared memory
   (``twin::ProgressSlot``), each core's last AscendC call;
-- a launch in which no core makes an AscendC call for :attr:`Watchdog.stall` seconds, or that
-  is still running after :attr:`Watchdog.limit` seconds (default: generous, and longer for
-  longer inputs), is stopped and reported the same way, with what to look for;
+- a launch is stopped, and reported the same way, when no core makes an AscendC call for
+  :attr:`Watchdog.stall` seconds (an endless loop that calls nothing), or when a core makes
+  more AscendC calls than its tiles can need (:meth:`Watchdog.calls_for`: a loop that never
+  advances). A launch whose cores keep calling is never stopped for its running time: after
+  :attr:`Watchdog.limit` seconds the parent says once that it is still running;
+- a request without a progress board (a tiling, or :func:`call`) is stopped after
+  :attr:`Watchdog.limit` seconds;
 - ``KeyboardInterrupt`` (JupyterLab's Interrupt) stops the worker at once and is raised
   again: the notebook's next cell runs as usual.
 
-A stopped worker is replaced by a fresh one at the next call.
+The watchdog's clocks start when the worker says it is ready (the library loaded, or the
+function's module imported), so a busy machine that is slow to start Python is not taken for
+a kernel that hangs. A stopped worker is replaced by a fresh one at the next call.
 """
 
 from __future__ import annotations
 
-import ctypes
-import importlib
+import atexit
 import os
 import signal
 import subprocess
@@ -31,7 +36,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
@@ -39,10 +43,19 @@ from typing import Any, Final
 
 import numpy as np
 
-from .twin_abi import PROGRESS_DTYPE, TilingData, TraceEvent, TwinConfig, load
+from .twin_abi import PROGRESS_DTYPE, TilingData, TwinConfig
+from .worker import READY
 
 #: How often the parent looks at the worker, in seconds: the interrupt latency.
 STEP: Final = 0.05
+
+#: How long a worker may take to become ready, as a multiple of the watchdog's limit: only a
+#: hang guard (starting Python and loading a library take seconds even on a busy machine).
+STARTUP_FACTOR: Final = 10
+
+#: The AscendC calls a core may make per tile it is given, by default. The project's kernel
+#: makes about 60 (its trace in notebook 05); a learner's may add a few debugging calls.
+CALLS_PER_TILE: Final = 1000
 
 #: What to look for, by the signal that stopped a kernel.
 _HINTS: Final = {
@@ -57,133 +70,56 @@ _HINTS: Final = {
 class KernelError(RuntimeError):
     """The kernel broke a rule of the hardware, crashed or hung; the message says where.
 
-    ``log`` holds what the kernel's ``printf`` and ``DumpTensor`` wrote before it stopped.
+    ``log`` holds what the kernel's ``printf`` and ``DumpTensor`` wrote before it stopped;
+    ``stalled`` the seconds without an AscendC call that the watchdog measured when it stopped
+    a stalled launch (else None).
     """
 
-    def __init__(self, message: str, log: str = "") -> None:
+    def __init__(self, message: str, log: str = "", *, stalled: float | None = None) -> None:
         super().__init__(message)
         self.log = log
+        self.stalled = stalled
 
 
 @dataclass(frozen=True)
 class Watchdog:
-    """When the parent stops a launch that does not finish.
+    """When the parent stops a request that does not finish.
 
     Attributes
     ----------
     stall
-        Seconds in which no core makes an AscendC call: an endless loop without one.
+        Seconds in which no core of a launch makes an AscendC call: an endless loop without one.
+    calls
+        AscendC calls one core of a launch may make; ``None``: :meth:`calls_for` its tiles.
     limit
-        Seconds the whole launch may take; ``None``: :meth:`limit_for` the input's size.
+        Seconds a tiling or a :func:`call` may take; ``None``: :meth:`limit_for` the input's
+        size. A launch whose cores still call AscendC is not stopped at the limit: the parent
+        says once that it is still running, and Interrupt stops it.
 
     """
 
     stall: float = 10.0
+    calls: int | None = None
     limit: float | None = None
 
     def limit_for(self, elements: int) -> float:
         """The time limit for ``elements`` elements: 60 s, and 10 s more per million."""
         return self.limit if self.limit is not None else 60.0 + elements * 1e-5
 
+    def calls_for(self, tiles: int) -> int:
+        """The AscendC calls a core with ``tiles`` tiles may make.
 
-# -- the worker ------------------------------------------------------------------------------
-
-
-def _attach(name: str) -> SharedMemory:
-    memory = SharedMemory(name=name)
-    # The parent owns the block and unlinks it; without this, this process's resource
-    # tracker would unlink it too when it exits, and warn of a leak.
-    resource_tracker.unregister(memory._name, "shared_memory")  # type: ignore[attr-defined]
-    return memory
-
-
-def _address(memory: SharedMemory, keep: list[Any]) -> int:
-    buffer = (ctypes.c_char * memory.size).from_buffer(memory.buf)
-    keep.append(buffer)
-    return ctypes.addressof(buffer)
-
-
-def _tiling(library: ctypes.CDLL, arguments: tuple[int, ...]) -> tuple[int, bytes]:
-    data = TilingData()
-    status = library.mishgrad_tiling(*arguments, ctypes.byref(data))
-    return status, bytes(data)
-
-
-def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, str, bytes]:
-    memories: dict[str, SharedMemory] = {}
-    buffers: list[Any] = []
-    try:
-        for role, name in request["blocks"].items():
-            memories[role] = _attach(name)
-        pointers = {role: _address(memory, buffers) for role, memory in memories.items()}
-        board = memories["progress"]
-        library.mishgrad_twin_set_progress(
-            pointers["progress"], board.size // PROGRESS_DTYPE.itemsize
-        )
-        try:
-            status = library.mishgrad_twin_launch(
-                request["dtype"],
-                pointers["grad"],
-                pointers["x"],
-                pointers.get("tanhx"),
-                pointers["out"],
-                ctypes.byref(TilingData.from_buffer_copy(request["tiling"])),
-                ctypes.byref(TwinConfig.from_buffer_copy(request["config"])),
-            )
-        finally:
-            library.mishgrad_twin_set_progress(None, 0)
-        trace = b""
-        if request["trace"]:
-            events = (TraceEvent * library.mishgrad_twin_trace_size())()
-            copied = library.mishgrad_twin_trace_copy(events, len(events))
-            trace = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
-        error = library.mishgrad_twin_last_error().decode()
-        return status, error, library.mishgrad_twin_log().decode(), trace
-    finally:
-        buffers.clear()  # release the exported views before closing the blocks
-        for memory in memories.values():
-            memory.close()
-
-
-def _serve(requests: Connection, replies: Connection) -> None:
-    """The worker's loop: one request in, one reply out, until the parent goes away."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt does
-    while True:
-        try:
-            kind, target, payload = requests.recv()  # target: a library's path, or a module
-        except EOFError:
-            return
-        if kind == "call":
-            replies.send(_run(target, *payload))
-        elif kind == "tiling":
-            replies.send(_tiling(load(Path(target)), payload))
-        else:
-            replies.send(_launch(load(Path(target)), payload))
-
-
-def _run(module: str, name: str, arguments: tuple[Any, ...]) -> tuple[bool, Any]:
-    """``module.name(*arguments)``: (True, its result) or (False, the exception it raised)."""
-    try:
-        return True, getattr(importlib.import_module(module), name)(*arguments)
-    except Exception as error:  # handed to the parent, which raises it
-        return False, error
-
-
-def main() -> None:
-    """The worker process's entry point: requests on stdin, replies on the original stdout."""
-    replies = Connection(os.dup(1), readable=False)
-    os.dup2(2, 1)  # anything else the process prints goes to stderr, not into the pipe
-    _serve(Connection(0, writable=False), replies)
-
-
-# -- the parent ------------------------------------------------------------------------------
+        :data:`CALLS_PER_TILE` per tile, and as many again for what a kernel does before and
+        after its tiles.
+        """
+        return self.calls if self.calls is not None else CALLS_PER_TILE * (tiles + 1)
 
 
 class _Worker:
     """One worker process, started afresh (not forked: no copy of the notebook's threads)."""
 
     def __init__(self) -> None:
-        command = [sys.executable, "-c", "from mishgrad.kernel import isolation; isolation.main()"]
+        command = [sys.executable, "-c", "from mishgrad.kernel import worker; worker.main()"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests = Connection(os.dup(self.process.stdin.fileno()), readable=False)
@@ -218,6 +154,9 @@ def _stop_worker() -> None:
         _worker = None
 
 
+atexit.register(_stop_worker)  # a worker never outlives the notebook's Python
+
+
 def _cores(indices: np.ndarray, limit: int = 6) -> str:
     listed = ", ".join(map(str, indices[:limit]))
     return listed + (f" and {indices.size - limit} more" if indices.size > limit else "")
@@ -247,45 +186,98 @@ def _crashed(worker: _Worker, board: np.ndarray | None) -> str:
     )
 
 
+class _Watch:
+    """The watchdog's view of one request, from the moment the worker is ready.
+
+    ``budget`` is the calls one core may make (a launch), ``board`` its progress board (None
+    for requests without one).
+    """
+
+    def __init__(self, watchdog: Watchdog, limit: float, board: np.ndarray | None, budget: int):
+        self.watchdog, self.limit, self.board, self.budget = watchdog, limit, board, budget
+        self.start = self.last_change = time.monotonic()
+        self.last_calls = 0
+        self.told = False
+
+    def look(self) -> None:
+        """Raise :class:`KernelError` if the request must be stopped now.
+
+        A launch that runs past the limit while its cores still call AscendC is said so, once.
+        """
+        now = time.monotonic()
+        if self.board is None:
+            if now - self.start > self.limit:
+                raise KernelError(
+                    f"no result after {self.limit:g} s: an endless loop? The run was stopped "
+                    "(Watchdog.limit sets the wait)"
+                )
+            return
+        calls = self.board["calls"]
+        total = int(calls.sum())
+        if total != self.last_calls:
+            self.last_calls, self.last_change = total, now
+        if now - self.last_change > self.watchdog.stall:
+            raise KernelError(
+                f"no AscendC call on any core for {self.watchdog.stall:g} s, "
+                f"{_last_calls(self.board)}: an endless loop that calls nothing, such as a "
+                "`while` whose condition never changes? The run was stopped (Watchdog.stall "
+                "sets the wait)",
+                stalled=now - self.last_change,
+            )
+        busiest = int(np.argmax(calls))
+        if int(calls[busiest]) > self.budget:
+            raise KernelError(
+                f"core {busiest} made {int(calls[busiest]):,} AscendC calls, more than the "
+                f"{self.budget:,} its tiles can need, {_last_calls(self.board)}: a loop that "
+                "never ends, such as a tile counter that never advances? The run was stopped "
+                "(Watchdog.calls sets the budget)"
+            )
+        if now - self.start > self.limit and not self.told:
+            self.told = True
+            print(
+                f"Still running after {self.limit:g} s; its cores are still calling AscendC "
+                f"({total:,} calls so far), so it is not stopped: Interrupt stops it.",
+                flush=True,
+            )
+
+
+def _await(worker: _Worker, board: np.ndarray | None, watch: _Watch | None, guard: float) -> Any:
+    """The worker's next message, waited for in steps of :data:`STEP`.
+
+    Without a ``watch`` (the worker is not ready yet) only ``guard`` seconds bound the wait.
+    """
+    start = time.monotonic()
+    while not worker.replies.poll(STEP):
+        if not worker.alive():
+            raise KernelError(_crashed(worker, board))
+        if watch is not None:
+            watch.look()
+        elif time.monotonic() - start > guard:
+            raise KernelError(f"the worker process was not ready after {guard:g} s")
+    return worker.replies.recv()
+
+
 def _call(
     kind: str,
     target: str | Path,
     payload: Any,
     board: np.ndarray | None,
+    watchdog: Watchdog,
     limit: float,
-    stall: float,
+    budget: int = 0,
 ) -> Any:
-    """Send one request to the worker and wait for its reply, watching it."""
+    """Send one request to the worker and wait for its reply, watching it once it is ready."""
     worker = _current_worker()
     worker.requests.send((kind, str(target), payload))
-    start = last_change = time.monotonic()
-    last_calls = -1
     try:
-        while not worker.replies.poll(STEP):
-            if not worker.alive():
-                message = _crashed(worker, board)
-                _stop_worker()
-                raise KernelError(message)
-            now = time.monotonic()
-            calls = -1 if board is None else int(board["calls"].sum())
-            if calls != last_calls:
-                last_calls, last_change = calls, now
-            if now - last_change > stall and board is not None:
-                _stop_worker()
-                raise KernelError(
-                    f"no AscendC call on any core for {stall:g} s, {_last_calls(board)}: an "
-                    "endless loop that calls nothing, such as a `while` whose condition never "
-                    "changes? The run was stopped (Watchdog.stall sets the wait)"
-                )
-            if now - start > limit:
-                _stop_worker()
-                raise KernelError(
-                    f"no result after {limit:g} s, {_last_calls(board)}: an endless loop in "
-                    "Process, one whose tile counter never advances? The run was stopped "
-                    "(Watchdog.limit sets the wait)"
-                )
-        return worker.replies.recv()
+        message = _await(worker, board, None, STARTUP_FACTOR * limit)
+        if message != READY:  # a call whose module could not be imported
+            return message
+        return _await(worker, board, _Watch(watchdog, limit, board, budget), 0.0)
     except KeyboardInterrupt:
+        _stop_worker()
+        raise
+    except KernelError:
         _stop_worker()
         raise
     except (EOFError, OSError) as error:  # the worker died between the poll and the reply
@@ -329,7 +321,7 @@ def call(function: Callable[..., Any], *arguments: Any, watchdog: Watchdog = Wat
     """
     task = (function.__qualname__, arguments)
     limit = watchdog.limit_for(0)
-    returned, value = _call("call", function.__module__, task, None, limit, watchdog.stall)
+    returned, value = _call("call", function.__module__, task, None, watchdog, limit)
     if not returned:
         raise value
     return value
@@ -342,7 +334,7 @@ def tiling(
 
     Returns the status and the ``MishGradTilingData`` bytes.
     """
-    return _call("tiling", path, arguments, None, watchdog.limit_for(0), watchdog.stall)
+    return _call("tiling", path, arguments, None, watchdog, watchdog.limit_for(0))
 
 
 def launch(
@@ -362,7 +354,8 @@ def launch(
     Raises
     ------
     KernelError
-        If the kernel crashed, stalled or ran out of time (the worker is stopped).
+        If the kernel crashed, stalled or made more AscendC calls than its tiles can need (the
+        worker is stopped).
     KeyboardInterrupt
         Raised again after the worker is stopped.
 
@@ -377,8 +370,10 @@ def launch(
             "config": bytes(config),
             "trace": bool(config.trace),
         }
+        tiles = max(tiling_data.bigTileNum, tiling_data.smallTileNum, tiling_data.lastTileNum)
+        budget = watchdog.calls_for(int(tiles))
         limit = watchdog.limit_for(out.size)
-        reply = _call("launch", path, request, shared["board"], limit, watchdog.stall)
+        reply = _call("launch", path, request, shared["board"], watchdog, limit, budget)
         block = shared["blocks"]["out"]
         out[...] = np.ndarray(out.shape, out.dtype, buffer=block.buf)
         return reply

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from lab_server import PATIENCE
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
@@ -61,7 +62,7 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], 
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-        driver.set_page_load_timeout(60)
+        driver.set_page_load_timeout(PATIENCE)
         drivers.append(driver)
         return driver
 

@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import ROOT
 from glyphs import MISSING_GLYPHS
-from lab_server import TOKEN, running_lab
+from lab_server import PATIENCE, TOKEN, running_lab
 from selenium.webdriver.support.ui import WebDriverWait
 
 NOTEBOOKS = ["notebooks/04_tiling.ipynb", "notebooks/zh-CN/04_tiling.ipynb"]
@@ -65,7 +65,7 @@ def lab(tmp_path):
         yield base, TOKEN
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(4 * PATIENCE)
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=["en", "zh-CN"])
 def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromium, screenshots):
     base, token = lab
@@ -79,20 +79,20 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromi
         enough = state and state["figures"] >= 3 and state["math"] > 0 and state["outputs"] > 20
         return state if enough else None
 
-    state = WebDriverWait(browser, 90).until(shown)
+    state = WebDriverWait(browser, PATIENCE).until(shown)
     assert state["cells"] > 20 and state["markdown"] > 5, state
     config = json.loads(
         browser.execute_script("return document.getElementById('jupyter-config-data').textContent")
     )
     extensions = {extension["name"] for extension in config["federated_extensions"]}
     assert "@jupyter-widgets/jupyterlab-manager" in extensions, extensions
-    # The Reference section opens collapsed: looked up, not read (tests/test_setup.py).
+    # The Reference section opens collapsed: looked up, not read (tests/rules/notebooks.py).
     reference = browser.execute_script(REFERENCE)
     assert reference and reference["collapsed"] and reference["below"] > 3, reference
     assert reference["hidden"] == reference["below"], reference
 
     # Run every cell in the notebook's kernel: the explorer widget then renders.
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, PATIENCE).until(
         lambda d: d.execute_script(
             "return !!(window.jupyterapp && window.jupyterapp.commands"
             " .isEnabled('notebook:run-all-cells'))"
@@ -100,7 +100,7 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromi
     )
     browser.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     started = time.monotonic()
-    state = WebDriverWait(browser, 120).until(
+    state = WebDriverWait(browser, PATIENCE).until(
         lambda d: (s := d.execute_script(RENDERED)) and s["widgets"] > 0 and s
     )
     name = notebook.removeprefix("notebooks/").replace("/", "__").removesuffix(".ipynb")

@@ -25,6 +25,7 @@ import pytest
 from census_tool import cell_census
 from conftest import ROOT
 from glyphs import MISSING_GLYPHS
+from lab_server import PATIENCE
 from selenium.webdriver.support.ui import WebDriverWait
 
 SITE = Path(os.environ.get("SITE_DIR", ROOT / "docs" / "_build" / "html"))
@@ -279,7 +280,7 @@ def test_a_link_into_a_folded_reference_section_opens_it(site_url, browser):
     body = html[html.index('<details class="reference-section">') :]
     target = re.search(r'<section id="([^"]+)"', body).group(1)  # a heading inside the fold
     browser.get(f"{site_url}/{page}#{target}")
-    WebDriverWait(browser, 10).until(
+    WebDriverWait(browser, PATIENCE).until(
         lambda b: b.execute_script(
             "return document.querySelector('details.reference-section').open"
         )
@@ -290,13 +291,13 @@ def test_a_link_into_a_folded_reference_section_opens_it(site_url, browser):
 def test_page_renders(page, site_url, browser, screenshots):
     browser.get_log("browser")  # drop what an earlier page left
     browser.get(f"{site_url}/{page}")
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, PATIENCE).until(
         lambda d: d.execute_script("return document.readyState") == "complete"
     )
-    browser.set_script_timeout(30)
+    browser.set_script_timeout(PATIENCE)
     mathjax_error = browser.execute_async_script(WAIT_FOR_MATHJAX)
     # Images decode asynchronously: wait until each has finished, loaded or not.
-    WebDriverWait(browser, 15).until(
+    WebDriverWait(browser, PATIENCE).until(
         lambda d: d.execute_script("return Array.from(document.images).every((i) => i.complete)")
     )
     state = browser.execute_script(INSPECT)
@@ -345,7 +346,7 @@ def test_the_glyph_check_sees_a_missing_glyph(site_url, browser):
 def search_results(browser, url: str) -> list[str]:
     """The result links the site's search page lists for ``url`` (which carries the query)."""
     browser.get(url)
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, PATIENCE).until(
         lambda d: d.execute_script(
             "return document.querySelectorAll('#search-results li a').length > 0"
         )

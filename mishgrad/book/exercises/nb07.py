@@ -207,6 +207,16 @@ def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
         return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
 
 
+def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
+    """:func:`_statuses_of_copy` in a worker process, the copy built here first.
+
+    A compile error is then the learner's to read, and the worker's watchdog times phase 1
+    alone, never the build.
+    """
+    aclnn.twin_library(scratch.path)
+    return isolation.call(_statuses_of_copy, str(scratch.path))
+
+
 def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
     verdict = expect(
@@ -219,7 +229,7 @@ def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
     # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses, failed = call_on_copy(scratch, isolation.call, _statuses_of_copy, str(scratch.path))
+    statuses, failed = call_on_copy(scratch, _statuses_in_a_worker, scratch)
     if failed is not None:
         return failed
     if statuses[0] != 0:  # type: ignore[index]

@@ -1,0 +1,119 @@
+"""The worker process of :mod:`mishgrad.kernel.isolation`: it loads a learner's library and runs it.
+
+The parent sends one request at a time through a pipe: a tiling, a launch, or a call of a
+module's function. The worker answers :data:`READY` once it has loaded the library (or imported
+the module), which starts the parent's watchdog, and then the result. The tensors of a launch
+are shared-memory blocks the parent made: the kernel writes the very bytes the parent reads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import os
+import signal
+from multiprocessing import resource_tracker
+from multiprocessing.connection import Connection
+from multiprocessing.shared_memory import SharedMemory
+from pathlib import Path
+from typing import Any, Final
+
+from .twin_abi import PROGRESS_DTYPE, TilingData, TraceEvent, TwinConfig, load
+
+#: What the worker sends once it has loaded the library (or imported the function's module):
+#: the watchdog's clocks start then.
+READY: Final = "ready"
+
+
+def _attach(name: str) -> SharedMemory:
+    memory = SharedMemory(name=name)
+    # The parent owns the block and unlinks it; without this, this process's resource
+    # tracker would unlink it too when it exits, and warn of a leak.
+    resource_tracker.unregister(memory._name, "shared_memory")  # type: ignore[attr-defined]
+    return memory
+
+
+def _address(memory: SharedMemory, keep: list[Any]) -> int:
+    buffer = (ctypes.c_char * memory.size).from_buffer(memory.buf)
+    keep.append(buffer)
+    return ctypes.addressof(buffer)
+
+
+def _tiling(library: ctypes.CDLL, arguments: tuple[int, ...]) -> tuple[int, bytes]:
+    data = TilingData()
+    status = library.mishgrad_tiling(*arguments, ctypes.byref(data))
+    return status, bytes(data)
+
+
+def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, str, bytes]:
+    memories: dict[str, SharedMemory] = {}
+    buffers: list[Any] = []
+    try:
+        for role, name in request["blocks"].items():
+            memories[role] = _attach(name)
+        pointers = {role: _address(memory, buffers) for role, memory in memories.items()}
+        board = memories["progress"]
+        library.mishgrad_twin_set_progress(
+            pointers["progress"], board.size // PROGRESS_DTYPE.itemsize
+        )
+        try:
+            status = library.mishgrad_twin_launch(
+                request["dtype"],
+                pointers["grad"],
+                pointers["x"],
+                pointers.get("tanhx"),
+                pointers["out"],
+                ctypes.byref(TilingData.from_buffer_copy(request["tiling"])),
+                ctypes.byref(TwinConfig.from_buffer_copy(request["config"])),
+            )
+        finally:
+            library.mishgrad_twin_set_progress(None, 0)
+        trace = b""
+        if request["trace"]:
+            events = (TraceEvent * library.mishgrad_twin_trace_size())()
+            copied = library.mishgrad_twin_trace_copy(events, len(events))
+            trace = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
+        error = library.mishgrad_twin_last_error().decode()
+        return status, error, library.mishgrad_twin_log().decode(), trace
+    finally:
+        buffers.clear()  # release the exported views before closing the blocks
+        for memory in memories.values():
+            memory.close()
+
+
+def _serve(requests: Connection, replies: Connection) -> None:
+    """The worker's loop, until the parent goes away: a request in; :data:`READY`, a reply out."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt does
+    while True:
+        try:
+            kind, target, payload = requests.recv()  # target: a library's path, or a module
+        except EOFError:
+            return
+        if kind == "call":
+            replies.send(_run(replies, target, *payload))
+            continue
+        library = load(Path(target))
+        replies.send(READY)
+        replies.send(_tiling(library, payload) if kind == "tiling" else _launch(library, payload))
+
+
+def _run(
+    replies: Connection, module: str, name: str, arguments: tuple[Any, ...]
+) -> tuple[bool, Any]:
+    """``module.name(*arguments)``: (True, its result) or (False, the exception it raised).
+
+    :data:`READY` goes out once the module is imported, before the function runs.
+    """
+    try:
+        function = getattr(importlib.import_module(module), name)
+        replies.send(READY)
+        return True, function(*arguments)
+    except Exception as error:  # handed to the parent, which raises it
+        return False, error
+
+
+def main() -> None:
+    """The worker process's entry point: requests on stdin, replies on the original stdout."""
+    replies = Connection(os.dup(1), readable=False)
+    os.dup2(2, 1)  # anything else the process prints goes to stderr, not into the pipe
+    _serve(Connection(0, writable=False), replies)

@@ -1,0 +1,263 @@
+"""The notebooks as stored: numbered, opening with their goals, short, executed top to bottom.
+
+Each notebook opens with what it teaches, its prerequisites and its run time, and ends with a
+summary and exercises. Its lesson (the cells before the collapsed Reference section) stays
+within the limits of ``tools/cell_census.py``, and at least half of its non-plumbing code cells
+compute in the open rather than call a helper. It is stored executed in order, without errors
+or unfinished code, and only cells whose output varies are left out of nbval's comparison.
+Reference material is looked up, not read: one ``## Reference`` heading at the end, stored
+collapsed (JupyterLab hides the heading's cells until it is opened; the site folds it:
+docs/conf.py), with only lower-level headings inside, so that collapsing it hides all of it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from census_tool import cell_census
+
+from rules.shared import (
+    ROOT,
+    Rule,
+    chinese_notebooks,
+    code_cells,
+    english_notebooks,
+    every,
+    notebook,
+    on_a_copy,
+    planted_file,
+    source,
+    where,
+)
+
+ON_RAMP = ["00_mishgrad_in_ten_minutes.ipynb", "01_mish_and_its_gradient.ipynb"]
+NAME = re.compile(r"\d\d_[a-z0-9_]+\.ipynb")
+OPENING = ("What you will learn", "Prerequisites", "Run time")
+#: What may make a cell's output vary between runs: the clock, the backend, CANN's headers.
+VARYING = re.compile(r"perf_counter|elapsed|run_time\.report|backend|CANN_HEADERS")
+#: The least share of a notebook's non-plumbing code cells that compute in the open.
+COMPUTATION_SHARE = 0.5
+
+
+def numbering(root: Path) -> list[str]:
+    """Notebooks not named NN_words, not starting with the on-ramp, or numbered with a gap."""
+    names = sorted(path.name for path in (root / "notebooks").glob("*.ipynb"))
+    problems = [
+        f"notebooks/{name} is not named NN_words.ipynb"
+        for name in names
+        if not NAME.fullmatch(name)
+    ]
+    if names[:2] != ON_RAMP:
+        problems.append(f"notebooks/ starts with {names[:2]}, not {ON_RAMP}")
+    numbers = [int(name[:2]) for name in names if NAME.fullmatch(name)]
+    if numbers != list(range(len(numbers))):
+        problems.append(f"notebooks/ are numbered {numbers}, not from 00 without a gap")
+    return problems
+
+
+def opening_problems(path: Path) -> list[str]:
+    """An opening without its goals, prerequisites or run time; no summary; no exercises."""
+    cells = notebook(path)["cells"]
+    markdown = [source(cell) for cell in cells if cell["cell_type"] == "markdown"]
+    problems = [f"{where(path)}: the opening lacks '{h}'" for h in OPENING if h not in markdown[0]]
+    wanted = ["Summary"] if path.name.startswith("00_") else ["Summary", "Exercise"]  # 00: none
+    everything = "\n".join(markdown)
+    return problems + [f"{where(path)}: no '{w}'" for w in wanted if w not in everything]
+
+
+def execution_problems(path: Path) -> list[str]:
+    """Code cells stored out of order, with an error, or unfinished."""
+    problems = []
+    code = code_cells(notebook(path)["cells"])
+    order = [(n, cell) for n, cell in enumerate(code, 1) if cell["execution_count"] != n]
+    for n, cell in order[:1]:
+        problems.append(
+            f"{where(path)}: not stored executed top to bottom: cell {cell['id']} "
+            f"ran as {cell['execution_count']}, not {n}"
+        )
+    for cell in code:
+        if any(output["output_type"] == "error" for output in cell["outputs"]):
+            problems.append(f"{where(path)}: cell {cell['id']} stored an error")
+        if "TODO" in source(cell) or "NotImplemented" in source(cell):
+            problems.append(
+                f"{where(path)}: cell {cell['id']} is unfinished (TODO, NotImplemented)"
+            )
+    return problems
+
+
+def nbval_problems(path: Path) -> list[str]:
+    """Cells left out of nbval's comparison although nothing in them varies."""
+    return [
+        f"{where(path)}: cell {cell['id']} is left out of nbval (NBVAL_IGNORE_OUTPUT), "
+        "but nothing in it varies"
+        for cell in code_cells(notebook(path)["cells"])
+        if "NBVAL_IGNORE_OUTPUT" in source(cell) and not VARYING.search(source(cell))
+    ]
+
+
+def lesson_problems(path: Path) -> list[str]:
+    """A lesson over cell_census's limits of cells or markdown words."""
+    length = cell_census.Length.of_cells(notebook(path)["cells"])
+    problems = []
+    if length.cells > cell_census.MAX_LESSON_CELLS:
+        problems.append(
+            f"{where(path)}: the lesson has {length.cells} cells, "
+            f"more than {cell_census.MAX_LESSON_CELLS}"
+        )
+    if length.words > cell_census.MAX_LESSON_WORDS:
+        problems.append(
+            f"{where(path)}: the lesson has {length.words} markdown words, "
+            f"more than {cell_census.MAX_LESSON_WORDS}"
+        )
+    return problems
+
+
+def share_problems(path: Path) -> list[str]:
+    """A notebook whose code cells mostly call helpers instead of computing in the open."""
+    result, _ = cell_census.census_of(notebook(path)["cells"])
+    if result.share >= COMPUTATION_SHARE:
+        return []
+    return [
+        f"{where(path)}: {result.share:.0%} of its code cells compute in the open, "
+        f"less than {COMPUTATION_SHARE:.0%} ({result})"
+    ]
+
+
+def long_cells(path: Path) -> list[str]:
+    """Code cells longer than cell_census.MAX_CODE_LINES lines."""
+    return [
+        f"{where(path)}: code cell {cell['id']} has {lines} lines, "
+        f"more than {cell_census.MAX_CODE_LINES}"
+        for cell in code_cells(notebook(path)["cells"])
+        if (lines := cell_census.code_lines(cell)) > cell_census.MAX_CODE_LINES
+    ]
+
+
+def reference_problems(path: Path) -> list[str]:
+    """A Reference section that is not one collapsed ``## `` heading with only lower ones below."""
+    cells = notebook(path)["cells"]
+    headings = [i for i, cell in enumerate(cells) if cell_census.is_reference_heading(cell)]
+    if not headings:
+        return []
+    heading, name = cells[headings[0]], where(path)
+    problems = [f"{name}: {len(headings)} Reference headings, not one"] if headings[1:] else []
+    if heading["cell_type"] != "markdown" or not source(heading).startswith("## "):
+        problems.append(f"{name}: the Reference heading (cell {heading['id']}) is not a '## '")
+    if heading["metadata"].get("jp-MarkdownHeadingCollapsed") is not True:
+        problems.append(f"{name}: the Reference heading is not stored collapsed")
+    for cell in cells[headings[0] + 1 :]:
+        levels = re.findall(r"^(#+) ", source(cell), flags=re.M)
+        if cell["cell_type"] == "markdown" and any(len(level) < 3 for level in levels):
+            problems.append(f"{name}: cell {cell['id']} has a '## ' heading inside the Reference")
+    return problems
+
+
+def _stray_and_gap(tmp: Path) -> list[str]:
+    for name in [*ON_RAMP, "03_after_a_gap.ipynb", "Intro.ipynb"]:
+        planted_file(tmp, f"notebooks/{name}", "{}")
+    return numbering(tmp)
+
+
+def _no_prerequisites_or_exercises(nb: dict) -> None:
+    markdown = [cell for cell in nb["cells"] if cell["cell_type"] == "markdown"]
+    markdown[0]["source"] = source(markdown[0]).replace("Prerequisites", "Background")
+    for cell in markdown:
+        cell["source"] = source(cell).replace("Exercise", "Task")
+
+
+def _run_out_of_order_with_an_error_and_a_todo(nb: dict) -> None:
+    first, second, third = code_cells(nb["cells"])[:3]
+    first["execution_count"] = None
+    second["outputs"].append({"output_type": "error", "ename": "E", "evalue": "", "traceback": []})
+    third["source"] = source(third) + "\n# TODO"
+
+
+def _ignored_without_reason(nb: dict) -> None:
+    cell = next(cell for cell in code_cells(nb["cells"]) if not VARYING.search(source(cell)))
+    cell["source"] = "# NBVAL_IGNORE_OUTPUT\n" + source(cell)
+
+
+def _sixty_more_cells(nb: dict) -> None:
+    words = {"cell_type": "markdown", "metadata": {}, "source": "word " * 50}
+    nb["cells"][1:1] = [{**words, "id": f"planted-{n}"} for n in range(60)]
+
+
+def _helpers_only(nb: dict) -> None:
+    for cell in code_cells(nb["cells"]):
+        if not cell_census.is_solution(cell):
+            cell["source"] = 'from mishgrad.math import dtypes\nx = dtypes.all_values("float16")'
+
+
+def _a_long_cell(nb: dict) -> None:
+    cell = code_cells(nb["cells"])[0]
+    cell["source"] = "\n".join(f"x{n} = {n}" for n in range(cell_census.MAX_CODE_LINES + 1))
+
+
+def _reference_open_with_a_section(nb: dict) -> None:
+    heading = next(cell for cell in nb["cells"] if cell_census.is_reference_heading(cell))
+    heading["metadata"].pop("jp-MarkdownHeadingCollapsed")
+    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": "## A"})
+
+
+def _open_reference(tmp: Path) -> list[str]:
+    """The Reference section of the first notebook that has one, left open, with a section."""
+    path = next(
+        path
+        for path in english_notebooks()
+        if any(map(cell_census.is_reference_heading, notebook(path)["cells"]))
+    )
+    return on_a_copy(reference_problems, _reference_open_with_a_section, path)(tmp)
+
+
+RULES = [
+    Rule(
+        "the notebooks are numbered from 00 without a gap, the on-ramp first",
+        lambda: numbering(ROOT),
+        _stray_and_gap,
+        ("notebooks/Intro.ipynb is not named", "not from 00 without a gap"),
+    ),
+    Rule(
+        "every notebook opens with its goals, prerequisites and run time, and has a summary "
+        "and exercises",
+        lambda: every(opening_problems, english_notebooks()),
+        on_a_copy(opening_problems, _no_prerequisites_or_exercises),
+        ("the opening lacks 'Prerequisites'", "no 'Exercise'"),
+    ),
+    Rule(
+        "every notebook is stored executed top to bottom, without errors or unfinished code",
+        lambda: every(execution_problems, english_notebooks()),
+        on_a_copy(execution_problems, _run_out_of_order_with_an_error_and_a_todo),
+        ("not stored executed top to bottom", "stored an error", "is unfinished"),
+    ),
+    Rule(
+        "only cells whose output varies are left out of nbval",
+        lambda: every(nbval_problems, english_notebooks()),
+        on_a_copy(nbval_problems, _ignored_without_reason),
+        ("left out of nbval",),
+    ),
+    Rule(
+        "every lesson stays within cell_census's limits of cells and markdown words",
+        lambda: every(lesson_problems, english_notebooks()),
+        on_a_copy(lesson_problems, _sixty_more_cells),
+        ("cells, more than", "markdown words, more than"),
+    ),
+    Rule(
+        "at least half of every notebook's non-plumbing code cells compute in the open",
+        lambda: every(share_problems, english_notebooks()),
+        on_a_copy(share_problems, _helpers_only),
+        ("compute in the open, less than 50%",),
+    ),
+    Rule(
+        "no code cell of either edition is longer than cell_census.MAX_CODE_LINES",
+        lambda: every(long_cells, english_notebooks() + chinese_notebooks()),
+        on_a_copy(long_cells, _a_long_cell),
+        (f"has {cell_census.MAX_CODE_LINES + 1} lines",),
+    ),
+    Rule(
+        "the Reference section of every notebook of both editions is last and collapsed",
+        lambda: every(reference_problems, english_notebooks() + chinese_notebooks()),
+        _open_reference,
+        ("is not stored collapsed", "heading inside the Reference"),
+    ),
+]
