@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mishgrad.kernel import source, twin, twin_build
+from mishgrad.kernel import compile_units, source, twin, twin_build, ut
 
 pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
 
@@ -133,17 +133,13 @@ def test_a_corrupt_library_is_rebuilt_not_loaded(tiny, cache):
 
 def test_a_killed_build_leaves_nothing_the_next_build_keeps(tiny, cache):
     library = twin_build.build(tiny)
-    leftover = library.parent / "build-killed"
+    leftover = cache / "work" / "build-killed"
     (leftover / "half.o").parent.mkdir()
     (leftover / "half.o").write_bytes(b"\0" * 10)
     library.unlink()  # so that the next call builds
     twin_build.build(tiny)
-    assert not leftover.exists()
-    assert sorted(p.name for p in library.parent.iterdir()) == [
-        ".lock",
-        library.name,
-        "manifest.json",
-    ]
+    assert not leftover.exists() and not list((cache / "work").iterdir())
+    assert sorted(p.name for p in library.parent.iterdir()) == [library.name, "manifest.json"]
 
 
 def test_a_populated_cache_works_without_a_compiler(tiny, cache, monkeypatch):
@@ -235,3 +231,147 @@ def test_a_launch_builds_the_kernel_for_its_dtype_only(kernel_copy, cache):
         == 2
     )
     assert b"built without its kernel" in lib.mishgrad_twin_last_error()
+
+
+# ---------------------------------------------------------------------------------------
+# Objects are keyed by content and by paths relative to the kernel folder: a new copy
+# compiles nothing it did not change, and no path or damaged artifact breaks the cache
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the units compiled since the test began (counted, never timed)."""
+    names: list[str] = []
+    original = compile_units.ObjectCache.compile
+
+    def counting(self, unit, workdir):
+        names.append(Path(unit[0]).name)
+        return original(self, unit, workdir)
+
+    monkeypatch.setattr(compile_units.ObjectCache, "compile", counting)
+    return names
+
+
+def float32_library(kernel_dir: Path) -> Path:
+    return twin_build.build(twin_build.kernel_spec(root=kernel_dir, dtype="float32"))
+
+
+def test_a_new_copy_compiles_nothing_it_did_not_change(kernel_copy, cache, compiled, tmp_path):
+    first = float32_library(kernel_copy)
+    assert len(compiled) == 7  # six twin units and the kernel, from an empty cache
+    compiled.clear()
+    another = tmp_path / "another" / "kernel"
+    shutil.copytree(kernel_copy, another)
+    assert tile_length(float32_library(another)) == 4096 and compiled == []
+    header = another / "op_kernel" / "mish_grad.h"
+    header.write_text(header.read_text() + "// a learner's one-line edit\n")
+    edited = float32_library(another)
+    assert compiled == ["mish_grad.cpp"] and edited != first  # one unit, then a link
+    compiled.clear()
+    twin_build.build(twin_build.kernel_spec(root=another))  # every dtype: the other two kernels
+    assert sorted(compiled) == ["mish_grad.cpp"] * 2
+
+
+def test_quotes_and_dollars_in_the_path_break_nothing(cache, compiled, tmp_path):
+    copy = tmp_path / "it's $HOME and $$ here" / "kernel"
+    shutil.copytree(source.KERNEL_DIR, copy)
+    assert tile_length(float32_library(copy)) == 4096
+    compiled.clear()
+    header = copy / "op_kernel" / "mish_grad.h"
+    header.write_text(header.read_text() + "// edited\n")
+    float32_library(copy)
+    assert compiled == ["mish_grad.cpp"]
+
+
+@pytest.fixture
+def included(tmp_path: Path) -> twin_build.BuildSpec:
+    """One unit that includes a file of another suffix (``values.inc``)."""
+    src = tmp_path / "inc"
+    src.mkdir()
+    (src / "values.inc").write_text("constexpr int kValue = 1;\n")
+    (src / "a.cpp").write_text(
+        '#include "values.inc"\nextern "C" int a_value() { return kValue; }\n'
+    )
+    return twin_build.BuildSpec("inc", ((src / "a.cpp", ()),), (src,), "release")
+
+
+def a_value(library: Path) -> int:
+    return ctypes.CDLL(str(library)).a_value()
+
+
+def test_an_edit_of_an_included_file_of_any_suffix_rebuilds(included, cache):
+    assert a_value(twin_build.build(included)) == 1
+    (included.units[0][0].parent / "values.inc").write_text("constexpr int kValue = 2;\n")
+    assert a_value(twin_build.build(included)) == 2
+
+
+def test_an_edit_that_keeps_the_size_and_the_old_mtime_rebuilds(included, cache):
+    assert a_value(twin_build.build(included)) == 1
+    values = included.units[0][0].parent / "values.inc"
+    before = values.stat()
+    values.write_text("constexpr int kValue = 3;\n")  # as `cp -p` or `rsync -t` leave it
+    os.utime(values, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert values.stat().st_size == before.st_size
+    assert a_value(twin_build.build(included)) == 3
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_a_damaged_object_is_compiled_again_not_linked(two_units, cache, compiled, damage):
+    first = twin_build.build(two_units)
+    assert ctypes.CDLL(str(first)).b_value() == 2
+    for obj in objects(cache):
+        whole = obj.read_bytes()
+        obj.write_bytes(whole[: len(whole) // 2] if damage == "truncated" else b"")
+    compiled.clear()
+    header = two_units.units[0][0].parent / "shared.h"
+    header.write_text("constexpr int kValue = 5;\n")  # a.cpp again, and a new link
+    library = ctypes.CDLL(str(twin_build.build(two_units)))
+    assert (library.a_value(), library.b_value()) == (5, 2)
+    assert sorted(compiled) == ["a.cpp", "b.cpp"]  # b.cpp's damaged object was not trusted
+
+
+def test_c_compiler_that_links_no_cxx_library_is_refused(tiny, cache, monkeypatch):
+    unit = tiny.units[0][0]
+    # operator new comes from the C++ library, which gcc (a C compiler's driver) never links
+    answer = 'extern "C" int tiny_answer() { std::unique_ptr<int> p(new int(42)); return *p; }'
+    unit.write_text(f"#include <memory>\n{answer}\n")
+    monkeypatch.setenv("CXX", "gcc")
+    with pytest.raises(twin_build.TwinBuildError, match=r"does not load.*C\+\+ compiler"):
+        twin_build.build(tiny)
+    assert not list(cache.rglob("*.so"))  # nothing that cannot load was published
+
+
+def test_cxx_that_cannot_be_parsed_is_named(tiny, cache, monkeypatch):
+    monkeypatch.setenv("CXX", "g++ '-O0")
+    with pytest.raises(twin_build.TwinBuildError, match=r"CXX=g\+\+ '-O0 cannot be read"):
+        twin_build.build(tiny)
+
+
+def test_make_example_and_the_uts_take_cxx_with_arguments(tmp_path):
+    env = {**os.environ, "CXX": "g++ -O0", "MISHGRAD_BUILD_PROGRESS": "0"}
+    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        env.pop(name, None)
+    example = subprocess.run(
+        ["make", "-s", "example"], cwd=source.REPOSITORY, env=env, capture_output=True, text=True
+    )
+    assert example.returncode == 0, example.stderr[-2000:]
+    assert "gradInput[7]" in example.stdout
+    env["MISHGRAD_CACHE"] = str(tmp_path / "cache")
+    script = "import sys; from pathlib import Path; from mishgrad.kernel import ut; "
+    script += "ut.build(ut.programs()[0], folder=Path(sys.argv[1]))"
+    host = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "ut")],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert host.returncode == 0, host.stderr[-2000:]
+
+
+def test_the_unit_tests_reuse_their_objects(compiled, tmp_path):
+    # As notebook 11 builds them on every run: the second build of a program compiles nothing.
+    host = ut.programs()[0]
+    first = ut.build(host, folder=tmp_path / "ut")
+    compiled.clear()
+    assert ut.build(host, folder=tmp_path / "ut") == first and compiled == []

@@ -30,7 +30,7 @@
 #                our kernel leaves in its workspace (the program's `kernel:` line), must be
 #                ours for ascend and CANN's for ascend-builtin, or the script fails
 #   binary       build/examples/test_aclnn_mish_grad_cann (or under $MISHGRAD_BUILD_DIR)
-#   compiler     $CXX, default g++
+#   compiler     $CXX, default g++; it may carry arguments (CXX="ccache g++", "g++ -O0")
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,7 +38,7 @@ repo="$(cd "$here/../.." && pwd)"
 source_file="$here/test_aclnn_mish_grad.cpp"
 build_dir="${MISHGRAD_BUILD_DIR:-$repo/build/examples}"
 binary="$build_dir/test_aclnn_mish_grad_cann"
-cxx="${CXX:-g++}"
+read -r -a cxx <<< "${CXX:-g++}"  # the command and its arguments, split at blanks
 
 die() {
     echo "run.sh: $*" >&2
@@ -73,7 +73,7 @@ else
 fi
 cann="$ASCEND_HOME_PATH"
 [[ -f "$cann/include/acl/acl.h" ]] || die "no acl/acl.h under $cann/include: is the CANN toolkit installed?"
-command -v "$cxx" >/dev/null || die "no C++ compiler '$cxx' (install g++ or set CXX)"
+command -v "${cxx[0]:-}" >/dev/null || die "no C++ compiler '${CXX:-g++}' (install g++ or set CXX)"
 
 # --- The operator: this repository's package, or CANN's built-in one when asked for --------
 # One resolver for this script, the Python helper and the workflow (mishgrad/kernel/installed.py):
@@ -120,7 +120,7 @@ mkdir -p "$build_dir"
 # No -Werror here: CANN's own headers are not ours to keep warning-free. At run time CANN's
 # libraries are found through the LD_LIBRARY_PATH that set_env.sh sets; the rpath finds the
 # operator library even if the vendor's directory is not on it.
-"$cxx" -std=c++17 -O2 -Wall -Wextra \
+"${cxx[@]}" -std=c++17 -O2 -Wall -Wextra \
     -I"$cann/include" -I"$op_include" \
     "$source_file" -o "$binary" \
     -L"$cann/lib64" -L"$op_lib_dir" -Wl,-rpath,"$op_lib_dir" \

@@ -2,20 +2,21 @@
 
 ``make example`` and notebook 08 both come here: the program is compiled with the system
 C++ compiler against the twin's CANN headers, linked to the twin library, and run. The
-binary is cached beside the twin library it links, keyed by a hash of the source.
+binary is cached beside the twin library it links, keyed by a hash of the source, the flags
+and the compiler (``$CXX``, read as every build of the project reads it), and used only if it
+is the file that was written.
 
 Run as ``python -m mishgrad.aclnn.example``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from mishgrad.kernel import opsnn, twin_build
+from mishgrad.kernel import compile_units, opsnn, twin_build
 from mishgrad.kernel.source import KERNEL_DIR
 
 SOURCE = KERNEL_DIR / "examples" / "test_aclnn_mish_grad.cpp"
@@ -32,9 +33,10 @@ def build() -> Path:
 
     """
     library = twin_build.build()
-    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(FLAGS).encode()).hexdigest()[:16]
-    binary = library.parent / f"test_aclnn_mish_grad-{digest}"
-    if binary.exists():
+    compiler = compile_units.compiler_command()
+    key = compile_units.digest(SOURCE.read_bytes(), repr(FLAGS), repr(compiler))
+    binary = library.parent / f"test_aclnn_mish_grad-{key}"
+    if compile_units.verified(binary):
         return binary
     # twin/include stands in for $ASCEND_HOME_PATH/include; the rest is what ops-nn and
     # run.sh give the example
@@ -44,12 +46,13 @@ def build() -> Path:
     ]
     partial = binary.with_suffix(f".{os.getpid()}.partial")
     command = [
-        os.environ.get("CXX", "g++"), *FLAGS, *includes, str(SOURCE), "-o", str(partial),
+        *compiler, *FLAGS, *includes, str(SOURCE), "-o", str(partial),
         str(library), f"-Wl,-rpath,{library.parent}",
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise twin_build.TwinBuildError(f"compiling {SOURCE.name} failed:\n{result.stderr.strip()}")
+    compile_units.publish_record(partial, binary.with_suffix(".json"))
     os.replace(partial, binary)  # atomic, like the twin library
     return binary
 

@@ -1,17 +1,27 @@
-"""Compiling the twin's translation units into a cache keyed by each unit's inputs.
+"""Compiling translation units into a cache keyed by their content, shared by every copy.
 
-An edit to one kernel file should recompile only the units that include it. Each unit's
+An edit to one kernel file should recompile only the units that read it, and a new copy of
+``kernel/`` (a learner's scratch copy) should compile nothing it did not change. Each unit's
 object is kept under ``<cache>/objects/<identity>/<content>.o``:
 
 - the *identity* hashes what names the unit: the compiler (its command and version), the
-  flags and the source's path;
+  flags and the source, with every path inside the unit's *base* folder (the kernel folder)
+  written relative to it; the compiler runs in that folder, so a copy elsewhere is the same
+  unit;
 - the *content* hashes every file the unit read the last time it was compiled (the
-  compiler's own dependency list, ``-MMD``), so a changed header changes it.
+  compiler's own dependency list, ``-MMD``, parsed as make reads it), by content: a changed
+  header changes it whatever its suffix or its modification time.
 
-A unit whose files all hash as recorded reuses its object; any other is compiled, while a line
-on stdout counts the units done and the seconds spent (``MISHGRAD_BUILD_PROGRESS=0`` silences
-it, as ``make test`` and ``make notebooks`` do, so that stored notebook outputs never depend
-on what the cache held). Objects are published by an atomic rename, like the libraries.
+Beside each object, its size and SHA-256: an object is linked only if it is the file that was
+written (a truncated or empty one is compiled again). A unit whose files all hash as recorded
+reuses its object; any other is compiled, while a line on stdout counts the units done and the
+seconds spent (``MISHGRAD_BUILD_PROGRESS=0`` silences it, as ``make test`` and ``make
+notebooks`` do, so that stored notebook outputs never depend on what the cache held). Objects
+are published by an atomic rename, so processes share the cache safely.
+
+The compiler is ``$CXX`` (default ``g++``; it may carry arguments, ``ccache g++``), read by
+:func:`compiler_command` for every build of the project: the twin, the C example, the unit
+tests and the exhaustive run.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,8 +38,9 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 #: A unit: its source and its own extra flags.
 Unit = tuple[Path, tuple[str, ...]]
@@ -37,11 +49,58 @@ Unit = tuple[Path, tuple[str, ...]]
 PROGRESS_VARIABLE: Final = "MISHGRAD_BUILD_PROGRESS"
 
 
-class CompileError(RuntimeError):
-    """A unit did not compile (the message has the compiler's), or CXX wrote no object."""
+class TwinBuildError(RuntimeError):
+    """The twin could not be built (no compiler, or the sources do not compile)."""
 
 
-def _digest(*parts: str | bytes) -> str:
+def compiler_command() -> list[str]:
+    """``$CXX`` as a command (it may carry arguments: ``ccache g++``), default ``g++``.
+
+    Raises
+    ------
+    TwinBuildError
+        If ``CXX`` cannot be split into words as a shell would (an unbalanced quote).
+
+    """
+    value = os.environ.get("CXX") or "g++"
+    try:
+        command = shlex.split(value)
+    except ValueError as error:
+        raise TwinBuildError(
+            f"CXX={value} cannot be read as a command ({error}): quote it as a shell would, "
+            "e.g. CXX='ccache g++', or unset it for g++"
+        ) from error
+    if not command:
+        raise TwinBuildError("CXX is blank: set it to a C++ compiler, or unset it for g++")
+    return command
+
+
+def found_compiler() -> list[str] | None:
+    """The compiler command, or None if its program is not on PATH."""
+    command = compiler_command()
+    return command if shutil.which(command[0]) else None
+
+
+def missing_compiler(what: str = "") -> TwinBuildError:
+    """The error for a compiler that is not on PATH, saying how to install one."""
+    shown = " ".join(compiler_command())
+    return TwinBuildError(
+        f"no C++ compiler '{shown}' on PATH{what}: install g++ (Debian/Ubuntu: `apt install "
+        "g++`; Fedora: `dnf install gcc-c++`; macOS: `xcode-select --install`) or set CXX to "
+        "your compiler"
+    )
+
+
+@cache
+def compiler_version(command: tuple[str, ...]) -> str:
+    """What ``command --version`` prints: part of every object's and library's name."""
+    return subprocess.run(
+        [*command, "--version"], capture_output=True, text=True, check=False
+    ).stdout
+
+
+def digest(*parts: str | bytes) -> str:
+    """A short SHA-256 of ``parts``, each delimited, for the names of cached files."""
     hasher = hashlib.sha256()
     for part in parts:
         hasher.update(part.encode() if isinstance(part, str) else part)
@@ -49,18 +108,87 @@ def _digest(*parts: str | bytes) -> str:
     return hasher.hexdigest()[:20]
 
 
-def _content_key(files: Sequence[str]) -> str | None:
-    """The hash of ``files``' paths and contents; None if one of them is gone."""
+@cache
+def _file_digest(path: str, inode: int, size: int, mtime_ns: int, ctime_ns: int) -> str:
+    # Cached on what a write changes: even a write that keeps the size and puts the old
+    # modification time back (`cp -p`, `rsync -t`) changes the inode's ctime.
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of the file at ``path``, read again only when the file was written."""
+    stat = path.stat()
+    return _file_digest(str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def content_key(files: Sequence[str], base: Path | None) -> str | None:
+    """The hash of ``files``' names and contents; None if one of them is gone.
+
+    Relative names are read from ``base``.
+    """
     try:
-        return _digest(*(part for name in files for part in (name, Path(name).read_bytes())))
+        return digest(*(part for name in files for part in (name, file_digest(_at(name, base)))))
     except OSError:
         return None
 
 
-def _dependencies(depfile: Path) -> list[str]:
-    """The files a unit read (system headers aside), from ``-MMD``'s ``target: dep dep ...``."""
-    text = depfile.read_text().replace("\\\n", " ")
-    return sorted(dict.fromkeys(shlex.split(text.split(":", 1)[1])))
+def _at(name: str, base: Path | None) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() or base is None else base / path
+
+
+def dependencies(text: str) -> list[str]:
+    r"""The files of a ``-MMD`` dependency list, ``target: dep dep ...``, as make reads it.
+
+    A backslash-newline continues the line; unescaped blanks separate names; ``\ `` is a
+    blank, ``\#`` a ``#`` and ``$$`` a ``$`` within a name.
+    """
+    rule = text.replace("\\\n", " ")
+    names, current, index = [], [], _after_target(rule)
+    while index < len(rule):
+        char, pair = rule[index], rule[index : index + 2]
+        if pair in ("\\ ", "\\#", "$$"):
+            current.append(pair[1])
+            index += 2
+            continue
+        if char.isspace():
+            if current:
+                names.append("".join(current))
+                current = []
+        else:
+            current.append(char)
+        index += 1
+    if current:
+        names.append("".join(current))
+    return sorted(dict.fromkeys(names))
+
+
+def _after_target(rule: str) -> int:
+    """Where the prerequisites start: after the first unescaped ``:`` followed by a blank."""
+    index = 0
+    while index < len(rule):
+        if rule[index] == "\\":
+            index += 2
+            continue
+        if rule[index] == ":" and rule[index + 1 : index + 2].isspace():
+            return index + 1
+        index += 1
+    raise TwinBuildError(f"the compiler's dependency list has no target: {rule[:200]!r}")
+
+
+def relative(argument: str, base: Path | None) -> str:
+    """``argument`` (a path, or ``-I`` and a path) with a path inside ``base`` made relative."""
+    prefix = "-I" if argument.startswith("-I") else ""
+    path = Path(argument[len(prefix) :])
+    if base is None or not path.is_absolute() or not path.is_relative_to(base):
+        return argument
+    return prefix + str(path.relative_to(base))
+
+
+def unit_arguments(unit: Unit, base: Path | None) -> list[str]:
+    """What the compiler is told of ``unit`` beside the shared flags, relative to ``base``."""
+    source, extra = unit
+    return [*(relative(flag, base) for flag in extra), "-c", relative(str(source), base)]
 
 
 class _Progress:
@@ -86,65 +214,108 @@ class _Progress:
             self._draw("\n" if self.done == self.total else "")
 
 
-class ObjectCache:
-    """The compiled objects under ``root``, for one compiler and one set of shared flags."""
+class Compiled(NamedTuple):
+    """A unit's object in the cache, and the files (as the compiler named them) it read."""
 
-    def __init__(self, root: Path, compiler: Sequence[str], version: str, flags: Sequence[str]):
-        self.root, self.compiler, self.flags = root / "objects", list(compiler), list(flags)
-        self.version = version
+    obj: Path
+    files: list[str]
+
+
+class ObjectCache:
+    """The compiled objects under ``root``, for one compiler and one set of shared flags.
+
+    Paths inside ``base`` (the kernel folder, or None) are given to the compiler relative to
+    it, and the compiler runs there: the object of a unit is the same for every copy of it.
+    """
+
+    def __init__(
+        self, root: Path, compiler: Sequence[str], flags: Sequence[str], base: Path | None
+    ):
+        self.root, self.compiler, self.base = root / "objects", list(compiler), base
+        self.flags = [relative(flag, base) for flag in flags]
+
+    def _arguments(self, unit: Unit) -> list[str]:
+        return [*self.flags, *unit_arguments(unit, self.base)]
 
     def _folder(self, unit: Unit) -> Path:
-        source, extra = unit
         # The command too: CXX may carry flags that change the object (``g++ -O0``).
-        identity = (repr(self.compiler), self.version, repr(self.flags), repr(extra), str(source))
-        return self.root / _digest(*identity)
+        version = compiler_version(tuple(self.compiler))
+        return self.root / digest(repr(self.compiler), version, repr(self._arguments(unit)))
 
-    def cached(self, unit: Unit) -> Path | None:
-        """The unit's object, if its recorded files still hash as they did."""
+    def cached(self, unit: Unit) -> Compiled | None:
+        """The unit's object, if the files it read still hash as they did (not verified)."""
         folder = self._folder(unit)
         try:
             files = json.loads((folder / "deps.json").read_text())
         except (OSError, ValueError):
             return None
-        key = _content_key(files)
-        obj = folder / f"{key}.o"
-        return obj if key is not None and obj.is_file() else None
+        key = content_key(files, self.base)
+        return None if key is None else Compiled(folder / f"{key}.o", files)
 
-    def compile(self, unit: Unit, workdir: Path) -> Path:
+    def compile(self, unit: Unit, workdir: Path) -> Compiled:
         """Compile ``unit`` in ``workdir`` and publish its object in the cache."""
-        source, extra = unit
+        source = unit[0]
         folder = self._folder(unit)
         target, depfile = workdir / f"{folder.name}.o", workdir / f"{folder.name}.d"
-        command = [*self.compiler, *self.flags, *extra, "-MMD", "-MF", str(depfile)]
-        command += ["-c", str(source), "-o", str(target)]
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        command = [*self.compiler, *self._arguments(unit), "-MMD", "-MF", str(depfile)]
+        result = subprocess.run(
+            [*command, "-o", str(target)], cwd=self.base, capture_output=True, text=True
+        )
         if result.returncode != 0:
-            raise CompileError(f"compiling {source.name} failed:\n{result.stderr.strip()}")
+            raise TwinBuildError(f"compiling {source.name} failed:\n{result.stderr.strip()}")
         if not target.is_file() or not depfile.is_file():
-            raise CompileError(
+            raise TwinBuildError(
                 f"`{' '.join(self.compiler)}` succeeded on {source.name} but wrote no .o file: "
                 "is CXX a C++ compiler? Set it to one (or unset it for g++)"
             )
-        files = _dependencies(depfile)
+        files = dependencies(depfile.read_text())
         folder.mkdir(parents=True, exist_ok=True)
-        obj = folder / f"{_content_key(files)}.o"
+        obj = folder / f"{content_key(files, self.base)}.o"
+        _publish_json(obj.with_suffix(".json"), _record(target))
         os.replace(target, obj)  # atomic: another builder sees no object or a whole one
-        with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".json") as record:
-            json.dump(files, record)
-        os.replace(record.name, folder / "deps.json")
-        return obj
+        _publish_json(folder / "deps.json", files)
+        return Compiled(obj, files)
 
-    def objects(self, units: Sequence[Unit], workdir: Path) -> list[Path]:
-        """Every unit's object: from the cache, or compiled (in parallel, with progress)."""
+    def objects(self, units: Sequence[Unit], workdir: Path) -> list[Compiled]:
+        """Every unit's object: from the cache if verified, else compiled (in parallel)."""
         found = [self.cached(unit) for unit in units]
-        missing = [unit for unit, obj in zip(units, found, strict=True) if obj is None]
+        found = [entry if entry and verified(entry.obj) else None for entry in found]
+        missing = [unit for unit, entry in zip(units, found, strict=True) if entry is None]
         progress = _Progress(len(missing))
 
-        def one(unit: Unit) -> Path:
-            obj = self.compile(unit, workdir)
+        def one(unit: Unit) -> Compiled:
+            entry = self.compile(unit, workdir)
             progress.step()
-            return obj
+            return entry
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             built = iter(list(pool.map(one, missing)))
-        return [obj if obj is not None else next(built) for obj in found]
+        return [entry if entry is not None else next(built) for entry in found]
+
+
+def _record(path: Path) -> dict[str, object]:
+    return {"size": path.stat().st_size, "sha256": file_digest(path)}
+
+
+def _publish_json(path: Path, value: object) -> None:
+    """Write ``value`` to ``path`` atomically: readers see the old file or the whole new one."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as file:
+        json.dump(value, file)
+    os.replace(file.name, path)
+
+
+def verified(path: Path, record: Path | None = None) -> bool:
+    """True if ``path`` is the file its record (default: beside it, ``.json``) describes."""
+    try:
+        expected = json.loads((record or path.with_suffix(".json")).read_text())
+        return expected["size"] == path.stat().st_size and expected["sha256"] == file_digest(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def publish_record(path: Path, record: Path, **more: object) -> None:
+    """Record ``path``'s size and SHA-256, and ``more``, in ``record``.
+
+    Written before ``path`` is published: :func:`verified` then accepts that file alone.
+    """
+    _publish_json(record, {**_record(path), **more})

@@ -2,19 +2,22 @@
 
 The twin library is ``kernel/twin`` (our host implementation of the AscendC API subset)
 plus ``kernel/op_kernel/mish_grad.cpp`` compiled once per dtype, linked into one shared
-library (:func:`kernel_spec`). :func:`build` builds it on demand into a cache directory whose
-name is a hash of every source, header, flag and the compiler's version, so editing a kernel
-file and re-running a cell rebuilds it, and an unchanged tree reuses the build. Concurrent
-builders serialize on a lock file and publish with an atomic rename, so no process ever loads
-a half-written library. :mod:`mishgrad.kernel.twin` loads and runs what this builds.
+library (:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
+what it is made of, so editing a kernel file and re-running a cell rebuilds it, and an
+unchanged tree reuses the build.
 
-Each translation unit's object is cached on its own (:mod:`mishgrad.kernel.compile_units`), so
-an edit recompiles only the units that read the edited file, with a progress line while it
-does. The cache cannot hurt: each library's size and SHA-256 are recorded beside it when it is
-built and checked before it is used, so a truncated or corrupt file (a full disk, a killed
-copy) is rebuilt, never loaded; a build that was killed leaves only a work folder that the
-next build of the same sources removes; and a populated cache serves a machine without a
-compiler, by the sources' hash alone.
+Each translation unit's object is cached on its own (:mod:`mishgrad.kernel.compile_units`),
+keyed by its content and by paths relative to the kernel folder: an edit recompiles only the
+units that read the edited file, with a progress line while it does, and a new copy of
+``kernel/`` compiles nothing it did not change. A library's folder is named by its compiler and
+its objects. Builders take turns (a lock file) and publish with an atomic rename, so no
+process ever loads a half-written library. The cache cannot hurt: every object and library is
+checked against the size and SHA-256 recorded when it was written before it is used (a
+truncated or corrupt file, from a full disk or a killed copy, is built again, never linked or
+loaded); a new library is loaded once in a process of its own, its entry points checked,
+before it is published; a build that was killed leaves only a work folder that the next build
+removes; and a populated cache serves a machine without a compiler, by the sources' content
+alone. :mod:`mishgrad.kernel.twin` loads and runs what this builds.
 
 Environment variables: ``CXX`` (compiler and any arguments, default ``g++``; e.g.
 ``ccache g++``), ``MISHGRAD_CACHE`` (cache root; unset or empty: ``~/.cache/mishgrad``),
@@ -27,22 +30,35 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
-import hashlib
 import json
 import os
-import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Final
 
 from . import opsnn
-from .compile_units import CompileError, ObjectCache
+from .compile_units import (
+    Compiled,
+    ObjectCache,
+    TwinBuildError,
+    compiler_version,
+    content_key,
+    digest,
+    found_compiler,
+    missing_compiler,
+    publish_record,
+    relative,
+    unit_arguments,
+    verified,
+)
 from .source import KERNEL_DIR
+
+__all__ = ["BuildSpec", "TwinBuildError", "build", "build_extra", "cache_root", "kernel_spec"]
 
 _FLAVOURS: Final = {
     "release": ["-O2"],
@@ -59,14 +75,18 @@ RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
 _KERNEL_TYPES: Final = {"float": "float", "half": "half", "bfloat16": "bfloat16_t"}
 #: The dtypes' names, and the suffix of their kernel entry (``mish_grad_float``, ...).
 _KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16"}
-#: Beside each library: its size and SHA-256, and the hash of the sources it was built from.
+#: Beside each library: its size and SHA-256, and what it was built from.
 _MANIFEST: Final = "manifest.json"
-#: The prefix of a build's work folder; one left behind by a killed build is removed.
+#: Where builds work (``<cache>/work/build-*``); a folder a killed build left there is removed.
+_WORK: Final = "work"
 _WORK_PREFIX: Final = "build-"
-
-
-class TwinBuildError(RuntimeError):
-    """The twin could not be built (no compiler, or the sources do not compile)."""
+#: Loads a library and looks up its entry points, in a process of its own (:func:`_check_loads`).
+_LOAD_CHECK: Final = (
+    "import ctypes, sys\n"
+    "library = ctypes.CDLL(sys.argv[1])\n"
+    "missing = [name for name in sys.argv[2:] if not hasattr(library, name)]\n"
+    "sys.exit('missing entry points: ' + ', '.join(missing) if missing else 0)\n"
+)
 
 
 def _sources_root(root: Path) -> Path:
@@ -78,32 +98,15 @@ def _sources_root(root: Path) -> Path:
     return root
 
 
-def _compiler_command() -> list[str]:
-    """``$CXX`` as a command (it may carry arguments: ``ccache g++``), default ``g++``."""
-    return shlex.split(os.environ.get("CXX") or "g++")
-
-
-def _compiler() -> list[str] | None:
-    """The compiler command, or None if its program is not on PATH."""
-    command = _compiler_command()
-    return command if command and shutil.which(command[0]) else None
-
-
-def _no_compiler() -> TwinBuildError:
-    shown = " ".join(_compiler_command()) or "''"
-    return TwinBuildError(
-        f"no C++ compiler '{shown}' on PATH, and no built twin for these sources in the cache: "
-        "install g++ (Debian/Ubuntu: `apt install g++`; Fedora: `dnf install gcc-c++`; macOS: "
-        "`xcode-select --install`) or set CXX to your compiler"
-    )
-
-
 @dataclass(frozen=True)
 class BuildSpec:
     """What to compile into one library: sources (each with its extra flags) and includes.
 
     ``include_dirs`` are on every unit's path; a unit's own ``-I`` flags only on its own.
     ``libraries`` are system libraries to link (``("quadmath",)`` adds ``-lquadmath``).
+    ``base`` is the folder the compiler runs in, with the paths inside it given relative to it,
+    so that every copy of it builds the same objects (the kernel folder; None: paths as they
+    are). ``exports`` are entry points the library must have before it is published.
     """
 
     name: str
@@ -111,51 +114,19 @@ class BuildSpec:
     include_dirs: tuple[Path, ...]
     flavour: str
     libraries: tuple[str, ...] = ()
+    base: Path | None = None
+    exports: tuple[str, ...] = ()
 
     def flags(self) -> list[str]:
         """Compiler flags shared by every translation unit."""
         includes = [f"-I{path}" for path in self.include_dirs]
         return [*_COMMON_FLAGS, *_FP_FLAGS, *_NULL_FLAGS, *_FLAVOURS[self.flavour], *includes]
 
-    def files(self) -> list[Path]:
-        """Every file that can affect the build: the sources and all headers they may include."""
-        files = {path for path, _ in self.units}
-        unit_dirs = {Path(f[2:]) for _, extra in self.units for f in extra if f.startswith("-I")}
-        for folder in {*self.include_dirs, *unit_dirs, *(path.parent for path, _ in self.units)}:
-            files.update(p for p in folder.rglob("*") if p.suffix in {".h", ".hpp", ".cpp"})
-        return sorted(files)
-
-    def sources_digest(self) -> str:
-        """Hash of the flags, the units and the content of every file of :meth:`files`."""
-        stats = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in self.files())
-        units = [(str(p), f) for p, f in self.units]
-        return _sources_digest(repr((self.flags(), units, self.libraries)), stats)
-
-    def folder(self, compiler: Sequence[str]) -> str:
-        """The cache folder's name: the sources' hash with the compiler's version."""
-        # The command with its version: CXX may carry flags that change the build.
-        digest = hashlib.sha256(repr(list(compiler)).encode())
-        digest.update(_compiler_version(tuple(compiler)).encode())
-        digest.update(self.sources_digest().encode())
-        return f"{self.name}-{self.flavour}-{digest.hexdigest()[:20]}"
-
-
-@cache
-def _compiler_version(compiler: tuple[str, ...]) -> str:
-    return subprocess.run(
-        [*compiler, "--version"], capture_output=True, text=True, check=False
-    ).stdout
-
-
-@cache
-def _sources_digest(recipe: str, stats: tuple[tuple[str, int, int], ...]) -> str:
-    # Cached on the files' (path, mtime, size): an edit changes the key, and the contents are
-    # read again; an unchanged tree costs one stat per file.
-    hasher = hashlib.sha256(recipe.encode())
-    for path, _, _ in stats:
-        hasher.update(path.encode())
-        hasher.update(Path(path).read_bytes())
-    return hasher.hexdigest()[:20]
+    def recipe(self) -> str:
+        """Everything the compiler is told, relative to :attr:`base`, the compiler aside."""
+        flags = [relative(flag, self.base) for flag in self.flags()]
+        units = [unit_arguments(unit, self.base) for unit in self.units]
+        return repr((flags, units, self.libraries))
 
 
 def kernel_spec(
@@ -187,8 +158,12 @@ def kernel_spec(
             defines = (f"-DDTYPE_X={_KERNEL_TYPES[suffix]}", f"-Dmish_grad=mish_grad_{suffix}")
             units.append((root / "op_kernel" / "mish_grad.cpp", (*kernel_includes, *defines)))
     name = "mishgrad_twin" if dtype is None else f"mishgrad_twin_{dtype}"
+    entries = tuple(
+        f"mish_grad_{suffix}" for name_, suffix in _KERNEL_DTYPES.items() if dtype in (None, name_)
+    )
     # twin/include stands in for CANN's headers (kernel_operator.h, acl/, aclnn/)
-    return BuildSpec(name, tuple(units), (root / "twin" / "include",), flavour)
+    include = (root / "twin" / "include",)
+    return BuildSpec(name, tuple(units), include, flavour, base=root, exports=entries)
 
 
 def cache_root() -> Path:
@@ -233,54 +208,41 @@ def _make_folder(folder: Path) -> None:
         ) from error
 
 
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _library(root: Path, spec: BuildSpec, compiler: list[str], objects: list[str]) -> Path:
+    """Where the library of ``spec`` linked from ``objects`` (their paths in the cache) lives."""
+    version = compiler_version(tuple(compiler))
+    name = digest(repr(compiler), version, spec.recipe(), *objects)
+    return root / f"{spec.name}-{spec.flavour}-{name}" / f"lib{spec.name}.so"
 
 
-def _write_manifest(folder: Path, library: Path, sources: str) -> None:
-    """Record the library's size and SHA-256 (atomically, before the library is published)."""
-    record = {"size": library.stat().st_size, "sha256": _file_digest(library), "sources": sources}
-    partial = folder / f".{_MANIFEST}.partial"
-    partial.write_text(json.dumps(record))
-    os.replace(partial, folder / _MANIFEST)
+def _object_names(root: Path, entries: Sequence[Compiled]) -> list[str]:
+    return [str(entry.obj.relative_to(root)) for entry in entries]
 
 
-def _manifest(folder: Path) -> dict[str, object]:
-    try:
-        return json.loads((folder / _MANIFEST).read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _verified(library: Path) -> bool:
-    """True if ``library`` exists and is the file its manifest recorded (size and SHA-256)."""
-    try:
-        stat = library.stat()
-    except OSError:
-        return False
-    return _matches_manifest(library, stat.st_mtime_ns, stat.st_size)
-
-
-@cache
-def _matches_manifest(library: Path, mtime_ns: int, size: int) -> bool:
-    # Cached on (path, mtime, size): a rewritten library is checked again.
-    record = _manifest(library.parent)
-    return record.get("size") == size and record.get("sha256") == _file_digest(library)
+def _sources_key(spec: BuildSpec, files: Sequence[str]) -> str | None:
+    """What the library is made of, with no compiler in it: the recipe and the files' content."""
+    key = content_key(files, spec.base)
+    return None if key is None else digest(spec.recipe(), key)
 
 
 def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
     """A verified library of the sources of ``spec``, by any compiler, if the cache has one."""
-    sources = spec.sources_digest()
     for folder in sorted(root.glob(f"{spec.name}-{spec.flavour}-*")):
         library = folder / f"lib{spec.name}.so"
-        if _manifest(folder).get("sources") == sources and _verified(library):
+        try:
+            record = json.loads((folder / _MANIFEST).read_text())
+            files = record["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        same = record.get("sources") == _sources_key(spec, files)
+        if same and verified(library, folder / _MANIFEST):
             return library
     return None
 
 
-def _remove_leftovers(folder: Path) -> None:
+def _remove_leftovers(work: Path) -> None:
     """Delete the work folders of builds that were killed (the caller holds the lock)."""
-    for leftover in folder.glob(f"{_WORK_PREFIX}*"):
+    for leftover in work.glob(f"{_WORK_PREFIX}*"):
         shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -292,55 +254,84 @@ def _check_written(compiler: list[str], target: Path, what: str) -> None:
         )
 
 
+def _check_loads(library: Path, spec: BuildSpec, compiler: list[str]) -> None:
+    """Load ``library`` in a process of its own and find its entry points, or say why not.
+
+    A library that cannot load (a C compiler leaves the C++ library unlinked) or lacks a
+    kernel must never be published: every later launch would fail, or the process would end.
+    """
+    check = [sys.executable, "-c", _LOAD_CHECK, str(library), *spec.exports]
+    result = subprocess.run(check, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        why = (result.stderr.strip().splitlines() or ["it ended without a message"])[-1]
+        raise TwinBuildError(
+            f"the freshly linked {library.name} does not load: {why}. Is CXX "
+            f"(`{' '.join(compiler)}`) a C++ compiler that links the C++ library, such as "
+            "g++ or clang++?"
+        )
+
+
+def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial: Path) -> None:
+    libraries = [f"-l{name}" for name in spec.libraries]
+    link = [*compiler, *spec.flags(), "-shared", *map(str, objects), *libraries]
+    result = subprocess.run([*link, "-o", str(partial)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise TwinBuildError(f"linking {partial.name} failed:\n{result.stderr.strip()}")
+    _check_written(compiler, partial, f"linking {partial.name}")
+    _check_loads(partial, spec, compiler)
+
+
+def _publish(root: Path, spec: BuildSpec, compiled: list[Compiled], partial: Path, library: Path):
+    """Record the library's size, SHA-256 and sources beside it, then move it into place."""
+    files = sorted({name for entry in compiled for name in entry.files})
+    library.parent.mkdir(parents=True, exist_ok=True)
+    publish_record(
+        partial, library.parent / _MANIFEST, files=files, sources=_sources_key(spec, files)
+    )
+    os.replace(partial, library)  # atomic: readers see no library or a whole one
+
+
 def build(spec: BuildSpec | None = None) -> Path:
     """Build ``spec`` (default: the kernel twin) unless its cached library exists; return its path.
 
-    A cached library is used only if it is the file recorded when it was built; a corrupt one
-    is rebuilt. Without a compiler, a library built from the same sources is used if the cache
-    has one.
+    A cached library or object is used only if it is the file recorded when it was written; a
+    corrupt one is built again. Without a compiler, a library built from the same sources is
+    used if the cache has one.
 
     Raises
     ------
     TwinBuildError
         If no compiler is found (and none is needed from the cache), the sources do not
-        compile (with the compiler's message), ``CXX`` is no compiler, or the cache folder
-        cannot be written (naming ``MISHGRAD_CACHE``).
+        compile (with the compiler's message), ``CXX`` is no C++ compiler or cannot be read,
+        or the cache folder cannot be written (naming ``MISHGRAD_CACHE``).
 
     """
     spec = spec or kernel_spec()
     root = cache_root()
-    compiler = _compiler()
+    compiler = found_compiler()
     if compiler is None:
         cached = _cached_without_compiler(root, spec)
         if cached is None:
-            raise _no_compiler()
+            raise missing_compiler(", and no built twin for these sources in the cache")
         return cached
-    folder = root / spec.folder(compiler)
-    library = folder / f"lib{spec.name}.so"
-    if _verified(library):
-        return library
-    _make_folder(folder)
-    with open(folder / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; the others wait, then reuse
-        if _verified(library):
+    cache = ObjectCache(root, compiler, spec.flags(), spec.base)
+    known = [cache.cached(unit) for unit in spec.units]
+    if all(known):
+        library = _library(root, spec, compiler, _object_names(root, known))  # type: ignore[arg-type]
+        if verified(library, library.parent / _MANIFEST):
             return library
-        _remove_leftovers(folder)
-        cache = ObjectCache(root, compiler, _compiler_version(tuple(compiler)), spec.flags())
-        with tempfile.TemporaryDirectory(dir=folder, prefix=_WORK_PREFIX) as workdir:
-            try:
-                objects = cache.objects(spec.units, Path(workdir))
-            except CompileError as error:
-                raise TwinBuildError(str(error)) from error
-            partial = Path(workdir) / library.name
-            libraries = [f"-l{name}" for name in spec.libraries]
-            link = [*compiler, *spec.flags(), "-shared", *map(str, objects), *libraries]
-            link += ["-o", str(partial)]
-            result = subprocess.run(link, capture_output=True, text=True, check=False)
-            if result.returncode != 0:
-                raise TwinBuildError(f"linking {library.name} failed:\n{result.stderr.strip()}")
-            _check_written(compiler, partial, f"linking {library.name}")
-            _write_manifest(folder, partial, spec.sources_digest())
-            os.replace(partial, library)  # atomic: readers see no library or a whole one
+    work = root / _WORK
+    _make_folder(work)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; the others wait, then reuse
+        _remove_leftovers(work)
+        with tempfile.TemporaryDirectory(dir=work, prefix=_WORK_PREFIX) as workdir:
+            compiled = cache.objects(spec.units, Path(workdir))
+            library = _library(root, spec, compiler, _object_names(root, compiled))
+            if not verified(library, library.parent / _MANIFEST):
+                partial = Path(workdir) / library.name
+                _link(spec, compiler, [entry.obj for entry in compiled], partial)
+                _publish(root, spec, compiled, partial, library)
     return library
 
 
@@ -349,6 +340,10 @@ def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) 
     base = kernel_spec(flavour)
     runtime = tuple(unit for unit in base.units if unit[0].name in RUNTIME_SOURCES)
     spec = BuildSpec(
-        name, runtime + tuple((Path(s), ()) for s in sources), base.include_dirs, base.flavour
+        name,
+        runtime + tuple((Path(s), ()) for s in sources),
+        base.include_dirs,
+        base.flavour,
+        base=base.base,
     )
     return ctypes.CDLL(str(build(spec)))

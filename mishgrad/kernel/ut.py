@@ -21,13 +21,15 @@
     tikicpulib; the stand-ins for ops-nn's data helpers are ``kernel/twin/include/ut``.
 
 gtest comes from Debian's ``libgtest-dev`` (``make gtest`` installs it). Programs are built
-into ``build/ut`` and rebuilt when a source changes.
+into ``build/ut``, each unit through the twin's object cache: an edit recompiles only the units
+that read the edited file.
 
 Run as ``python -m mishgrad.kernel.ut``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -37,7 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import opsnn, source, twin_build
+from . import compile_units, opsnn, source, twin_build
+from .compile_units import Unit
 
 BUILD_DIR: Final = source.KERNEL_DIR.parent / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
@@ -90,45 +93,72 @@ def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
     return [host, *kernels]
 
 
-def _dependencies(kernel: Path) -> list[Path]:
-    folders = ("op_host", "op_kernel", "common", "twin", "tests")
-    return [p for f in folders for p in (kernel / f).rglob("*") if p.suffix in {".h", ".cpp"}]
+def _units(program: Program, folder: Path) -> list[Unit]:
+    """The program's translation units; a kernel program's kernel from its copy in ``folder``.
 
-
-def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR) -> Path:
-    """Compile ``program`` into ``folder`` unless it is newer than every source of ``kernel``.
-
-    Raises
-    ------
-    mishgrad.kernel.twin_build.TwinBuildError
-        If the compiler or gtest is missing, or the sources do not compile.
-
+    The copy is made as ops-nn makes it before a kernel test (``kernel_src_copy``).
     """
-    binary = folder / program.name
-    newest = max(p.stat().st_mtime for p in _dependencies(kernel))
-    if binary.exists() and binary.stat().st_mtime > newest:
-        return binary
-    folder.mkdir(parents=True, exist_ok=True)
-    sources, flags = list(program.sources), list(program.flags)
+    units = [(path, program.flags) for path in program.sources]
     if program.kernel_dir is not None:
         copy = folder / "kernel_src" / program.name / opsnn.OP_NAME
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(program.kernel_dir, copy)
-        sources.append(copy / f"{opsnn.OP_NAME}.cpp")
-        flags.append(f"-I{copy}")
-    compiler = os.environ.get("CXX", "g++")
-    command = [compiler, *FLAGS, *flags, *map(str, sources), *GTEST]
-    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as partial:
-        pass
-    result = subprocess.run(
-        [*command, "-o", partial.name], capture_output=True, text=True, check=False
-    )
-    if result.returncode != 0:
-        Path(partial.name).unlink(missing_ok=True)  # the compiler may have removed it
-        hint = " (gtest missing? `make gtest`)" if "gtest" in result.stderr else ""
-        raise twin_build.TwinBuildError(f"building {program.name}{hint}:\n{result.stderr.strip()}")
-    os.replace(partial.name, binary)
+        units = [(path, (*flags, f"-I{copy}")) for path, flags in units]
+        units.append((copy / f"{opsnn.OP_NAME}.cpp", (*program.flags, f"-I{copy}")))
+    return units
+
+
+def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR) -> Path:
+    """Compile ``program`` into ``folder`` (unless it is built from these very objects).
+
+    Each unit goes through the twin's object cache (:mod:`mishgrad.kernel.compile_units`), so
+    an edit recompiles only the units that read the edited file; the binary is relinked when
+    one of its objects changed, and used only if it is the file that was written.
+
+    Raises
+    ------
+    mishgrad.kernel.twin_build.TwinBuildError
+        If the compiler or gtest is missing, ``CXX`` cannot be read, or the sources do not
+        compile.
+
+    """
+    binary, record = folder / program.name, folder / f"{program.name}.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    compiler = compile_units.found_compiler()
+    if compiler is None:
+        raise twin_build.TwinBuildError(
+            f"no C++ compiler '{' '.join(compile_units.compiler_command())}'"
+        )
+    cache = compile_units.ObjectCache(twin_build.cache_root(), compiler, FLAGS, kernel)
+    with tempfile.TemporaryDirectory(dir=folder, prefix="build-") as workdir:
+        try:
+            compiled = cache.objects(_units(program, folder), Path(workdir))
+        except twin_build.TwinBuildError as error:
+            raise _explained(program, str(error)) from error
+        objects = [str(entry.obj) for entry in compiled]
+        key = compile_units.digest(repr(compiler), repr(GTEST), *objects)
+        if _recorded_key(record) == key and compile_units.verified(binary, record):
+            return binary
+        partial = Path(workdir) / program.name
+        command = [*compiler, *FLAGS, *objects, *GTEST, "-o", str(partial)]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise _explained(program, result.stderr.strip())
+        compile_units.publish_record(partial, record, key=key)
+        os.replace(partial, binary)
     return binary
+
+
+def _recorded_key(record: Path) -> object:
+    try:
+        return json.loads(record.read_text()).get("key")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _explained(program: Program, message: str) -> twin_build.TwinBuildError:
+    hint = " (gtest missing? `make gtest`)" if "gtest" in message else ""
+    return twin_build.TwinBuildError(f"building {program.name}{hint}:\n{message}")
 
 
 def run(

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from mishgrad.kernel import opsnn
+from mishgrad.kernel import compile_units, opsnn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import installed  # this folder's module
@@ -153,7 +153,7 @@ def checks(dirs: dict[str, list[str]], kernel: Path) -> list[Check]:
 
 def compile_one(check: Check) -> subprocess.CompletedProcess[str]:
     """Run g++ on one check."""
-    command = [os.environ.get("CXX", "g++"), *FLAGS, *check.flags, str(check.source)]
+    command = [*compile_units.compiler_command(), *FLAGS, *check.flags, str(check.source)]
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
