@@ -17,6 +17,13 @@ LAB_TREE := notebooks$(if $(filter zh-CN,$(LAB_LANGUAGE)),/zh-CN,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
 TEST_WORKERS ?= -n auto --dist loadfile
+# What `make format` rewrites: the sources, never the notebooks, whose code cells may hold a
+# learner's answers and notes (`make lint` still checks the notebooks, without changing them).
+FORMATTED := mishgrad tests bench docs tools kernel/tests
+# FORCE=1: `make notebooks` regenerates a Chinese notebook even where its code or text is not
+# what the generator wrote (typed in by a learner), after a backup to build/backup/.
+FORCE ?=
+TRANSLATE := $(BIN)/python -m mishgrad.book.notebook_translation build$(if $(filter 1,$(FORCE)), --force,)
 
 .PHONY: help venv lab test check lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
@@ -25,7 +32,8 @@ help:
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
 	@echo "make check      the fast loop: lint and every test not marked slow (a stale translation warns)"
 	@echo "make notebooks  regenerate the Chinese notebooks, then re-execute every notebook top to bottom,"
-	@echo "                storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some)"
+	@echo "                storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some); it stops where a"
+	@echo "                Chinese cell was typed in (FORCE=1: back it up to build/backup/, regenerate)"
 	@echo "make translations  check that translations/zh-CN is in step with the English notebooks"
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
 	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
@@ -35,7 +43,7 @@ help:
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make notebook-times  time every notebook (first run and warm) and restate the book's run times"
 	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
-	@echo "make format     format the Python sources and notebooks with ruff"
+	@echo "make format     format the Python sources with ruff (the notebooks are left alone)"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
 	@echo "make test-site  build the site, then open every page and notebook 04 in JupyterLab headless"
 
@@ -55,8 +63,8 @@ lab: $(STAMP)
 
 # lint-imports: the package's layers and acyclic imports (the contracts in pyproject.toml).
 lint: $(STAMP) shellcheck
-	$(BIN)/ruff check mishgrad tests bench notebooks docs tools kernel/tests
-	$(BIN)/ruff format --check mishgrad tests bench notebooks docs tools kernel/tests
+	$(BIN)/ruff check $(FORMATTED) notebooks
+	$(BIN)/ruff format --check $(FORMATTED) notebooks
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python tools/shell_check.py
 
@@ -68,8 +76,8 @@ shellcheck:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends shellcheck; fi
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix mishgrad tests bench notebooks docs tools kernel/tests
-	$(BIN)/ruff format mishgrad tests bench notebooks docs tools kernel/tests
+	$(BIN)/ruff check --fix $(FORMATTED)
+	$(BIN)/ruff format $(FORMATTED)
 
 # gtest for the operator's unit tests: Debian's libgtest-dev, installed when missing (as root,
 # or through sudo), like the browser target below.
@@ -94,6 +102,8 @@ fonts:
 			fontconfig fonts-noto-cjk; fi
 
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
+# The notebooks' scratch copies go to build/test-scratch (MISHGRAD_SCRATCH, set by
+# tests/conftest.py), so a run beside JupyterLab never touches the learner's build/scratch.
 test: lint ut fonts
 	@case "$$MISHGRAD_BACKEND" in ascend|ascend-builtin) if [ -z "$$ASCEND_HOME_PATH" ]; then \
 		echo "MISHGRAD_BACKEND=$$MISHGRAD_BACKEND needs CANN's environment: source /usr/local/Ascend/cann/set_env.sh" >&2; \
@@ -113,8 +123,10 @@ check: lint fonts
 translations: $(STAMP)
 	$(BIN)/python -m mishgrad.book.notebook_translation check
 
+# The notebooks run with the learner's scratch root (build/scratch), the path their stored
+# outputs show; they reset only copies of their own (NN-solution, 06-demo), never NN.
 notebooks: $(STAMP) fonts
-	$(BIN)/python -m mishgrad.book.notebook_translation build
+	$(TRANSLATE)
 	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
 		$(NOTEBOOKS)
@@ -129,7 +141,7 @@ bench: $(STAMP)
 notebook-times: $(STAMP) fonts
 	$(BIN)/python bench/notebook_times.py
 	$(BIN)/python -m mishgrad.book.run_time --write
-	$(BIN)/python -m mishgrad.book.notebook_translation build
+	$(TRANSLATE)
 
 # Every float32 input through the kernel on the twin under each numerics model, against the
 # correctly rounded d; writes bench/results/exhaustive.{json,md}. Interrupted, it resumes from

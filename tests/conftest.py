@@ -1,8 +1,10 @@
-"""Shared fixtures (exhaustive 16-bit inputs, the float32 sample, CANN's stand-in kernel), and the
-``slow`` marker on what ``make check`` leaves out (nbval's notebook cells, the browser tests)."""
+"""Shared fixtures (exhaustive 16-bit inputs, the float32 sample, CANN's stand-in kernel), the
+``slow`` marker on what ``make check`` leaves out (nbval's notebook cells, the browser tests),
+and the tests' own folder of scratch copies."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="fail",
         help="fail (default) or warn when the Chinese edition lags the English (tests/rules)",
     )
+
+
+#: Where the notebooks' scratch copies go in a test run (nbval, `make lab` in the browser tests),
+#: never the learner's ``build/scratch``; tests/nbval_sanitize.cfg shows it as that in outputs.
+TEST_SCRATCH = source.REPOSITORY / "build" / "test-scratch"
+
+
+def pytest_configure() -> None:
+    """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set.
+
+    Every process a test starts inherits it: nbval's kernels, xdist's workers, JupyterLab.
+    """
+    os.environ[scratch.ROOT_VARIABLE] = str(TEST_SCRATCH)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

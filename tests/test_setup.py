@@ -1,4 +1,5 @@
-"""The setup in action: `make lab` serves the notebooks, `make opsnn-check` says what it needs.
+"""The setup in action: `make lab` serves the notebooks, `make opsnn-check` says what it needs,
+`make format` leaves the notebooks' code alone, `make notebooks FORCE=1` passes FORCE on.
 
 The repository's own state (pins, environment.yml, Binder, the notebooks as stored) is held by
 the rules of tests/rules; cell_census's notion of the lesson, which they use, is tested here.
@@ -7,7 +8,10 @@ the rules of tests/rules; cell_census's notion of the lesson, which they use, is
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 
@@ -46,12 +50,60 @@ def test_the_lesson_ends_at_the_reference_heading():
     assert cell_census.lesson(cells[:2]) == cells[:2]
 
 
-def test_opsnn_check_without_its_kit_says_what_it_needs(tmp_path):
-    result = subprocess.run(
-        ["make", "-s", "opsnn-check", f"OPSNN_CHECK={tmp_path}"],
-        cwd=ROOT,
+def _make(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=repository,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_opsnn_check_without_its_kit_says_what_it_needs(tmp_path):
+    result = _make(ROOT, "-s", "opsnn-check", f"OPSNN_CHECK={tmp_path}")
     assert result.returncode == 2 and "needs the kit: OPSNN_CHECK=" in result.stderr
+
+
+# --- make targets in a stand-in repository (issue 28) -------------------------------------
+
+#: A learner's cell: an import they will use later, with their note, and code not yet formatted.
+LEARNERS_CELL = "import os  # my note: I need this for exercise 2\n\nanswer=None"
+
+
+def _stand_in_repository(tmp_path: Path) -> Path:
+    """The Makefile with ruff's settings, .venv's ruff, an installed stamp and empty folders."""
+    for name in ("Makefile", "pyproject.toml", "requirements.txt"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for folder in ("mishgrad", "tests", "bench", "notebooks", "docs", "tools", "kernel/tests"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "ruff").symlink_to(ROOT / ".venv" / "bin" / "ruff")
+    stamp = tmp_path / ".venv" / ".installed"
+    stamp.touch()
+    later = time.time() + 60  # newer than requirements.txt and pyproject.toml: no reinstall
+    os.utime(stamp, (later, later))
+    return tmp_path
+
+
+def test_make_format_leaves_a_notebooks_code_alone(tmp_path: Path) -> None:
+    repository = _stand_in_repository(tmp_path)
+    cell = {"cell_type": "code", "execution_count": None, "id": "mine", "metadata": {}}
+    cell |= {"outputs": [], "source": LEARNERS_CELL}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = repository / "notebooks" / "05_mine.ipynb"
+    path.write_text(json.dumps(notebook, indent=1))
+    before = path.read_bytes()
+    result = _make(repository, "format")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("variables", "command"), [((), "build\n"), (("FORCE=1",), "build --force\n")]
+)
+def test_make_notebooks_passes_force_to_the_generator(
+    tmp_path: Path, variables: tuple[str, ...], command: str
+) -> None:
+    result = _make(_stand_in_repository(tmp_path), "-n", "notebooks", *variables)
+    assert f"-m mishgrad.book.notebook_translation {command}" in result.stdout, result.stdout

@@ -2,7 +2,8 @@
 
 The code that keeps the Chinese edition in step with the English (notebook_translation,
 translation_files, output_strings in mishgrad.book) names an edited English cell, an
-untranslated string, a translation that lost a link; the helpers show their words, figures and
+untranslated string, a translation that lost a link, and leaves what a learner typed into a
+Chinese notebook alone (or backs it up first); the helpers show their words, figures and
 listings in the chosen language. That the repository's translations are complete and current
 is a rule of the repository (tests/rules/translations.py).
 """
@@ -24,6 +25,7 @@ import matplotlib.pyplot as plt
 from mishgrad.book import (
     i18n,
     language,
+    learner_edits,
     notebook_display,
     notebook_translation,
     output_strings,
@@ -82,9 +84,70 @@ def test_build_leaves_a_notebook_with_untranslated_cells_alone(tmp_path: Path) -
     copy, cell = _edited_copy(tmp_path, ENGLISH[0], _add_a_sentence)
     target = notebook_translation.translated_path(copy, LANGUAGE)
     before = target.read_bytes()
-    written, skipped = notebook_translation.build(LANGUAGE, [copy])
+    written, skipped, _ = notebook_translation.build(LANGUAGE, [copy])
     assert written == [] and [p.cell_id for p in skipped[copy.name]] == [cell["id"]]
     assert target.read_bytes() == before
+
+
+# --- what a learner typed into a Chinese notebook is never overwritten (issue 28) ---------
+
+#: The Chinese notebook with an exercise cell (``answer = None``) and that cell's id.
+TYPED_NOTEBOOK, ANSWER_CELL = "05_the_ascendc_kernel.ipynb", "cddb966b"
+
+
+@pytest.fixture
+def book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of notebooks/ (notebook 05, English and Chinese) that the generator writes to."""
+    folder = tmp_path / "notebooks"
+    (folder / LANGUAGE).mkdir(parents=True)
+    shutil.copy(notebook_translation.NOTEBOOKS / TYPED_NOTEBOOK, folder)
+    shutil.copy(notebook_translation.NOTEBOOKS / LANGUAGE / TYPED_NOTEBOOK, folder / LANGUAGE)
+    monkeypatch.setattr(notebook_translation, "NOTEBOOKS", folder)
+    monkeypatch.setattr(learner_edits, "BACKUPS", tmp_path / "backup")
+    return folder
+
+
+def _type_an_answer(chinese: Path, answer: str) -> None:
+    """Type ``answer`` into the exercise cell and add a cell of one's own, as in JupyterLab."""
+    notebook = json.loads(chinese.read_text(encoding="utf-8"))
+    cell = next(c for c in notebook["cells"] if c["id"] == ANSWER_CELL)
+    cell["source"] = "".join(cell["source"]).replace("answer = None", f"answer = {answer}")
+    mine = {"cell_type": "code", "execution_count": None, "id": "my-notes", "metadata": {}}
+    notebook["cells"].append(mine | {"outputs": [], "source": "# my notes"})
+    chinese.write_text(json.dumps(notebook, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def test_build_refuses_to_overwrite_what_a_learner_typed(book: Path, capsys) -> None:
+    chinese = book / LANGUAGE / TYPED_NOTEBOOK
+    _type_an_answer(chinese, "42")
+    typed = chinese.read_bytes()
+    with pytest.raises(
+        learner_edits.LearnerEditsError,
+        match=rf"{TYPED_NOTEBOOK}: cells {ANSWER_CELL}, my-notes",
+    ):
+        notebook_translation.build(LANGUAGE, [book / TYPED_NOTEBOOK])
+    assert notebook_translation.main(["build", str(book / TYPED_NOTEBOOK)]) == 1
+    assert "FORCE=1" in capsys.readouterr().err
+    assert chinese.read_bytes() == typed
+
+
+def test_force_backs_the_notebook_up_then_regenerates_it(book: Path) -> None:
+    chinese = book / LANGUAGE / TYPED_NOTEBOOK
+    backups = []
+    for answer in ("42", "43"):
+        _type_an_answer(chinese, answer)
+        written, _, made = notebook_translation.build(LANGUAGE, [book / TYPED_NOTEBOOK], force=True)
+        assert written == [chinese] and len(made) == 1
+        backups += made
+    first, second = backups
+    assert first != second and first.parent == second.parent
+    assert TYPED_NOTEBOOK.removesuffix(".ipynb") in first.name
+    assert "answer = 42" in first.read_text(encoding="utf-8")
+    assert "answer = 43" in second.read_text(encoding="utf-8")
+    regenerated = json.loads(chinese.read_text(encoding="utf-8"))
+    assert "my-notes" not in {c["id"] for c in regenerated["cells"]}
+    # every cell carries the hash of what the generator wrote, so none needs comparing
+    assert learner_edits.learner_cells(regenerated, {"cells": []}) == []
 
 
 def test_a_new_cell_is_untranslated_and_a_deleted_one_is_reported(tmp_path: Path) -> None:
@@ -267,7 +330,7 @@ def test_a_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch
 
 
 def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(scratch, "SCRATCH_ROOT", tmp_path)
+    monkeypatch.setenv("MISHGRAD_SCRATCH", str(tmp_path))
     copy = scratch.scratch_kernel("05")
     assert copy.path == tmp_path / LANGUAGE / "05" / "kernel"
     language.use(i18n.ENGLISH)

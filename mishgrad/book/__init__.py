@@ -7,7 +7,8 @@
 - :mod:`~mishgrad.book.language` switches a notebook's language, :mod:`~mishgrad.book.i18n`
   translates the helpers' text; :mod:`~mishgrad.book.notebook_translation`,
   :mod:`~mishgrad.book.translation_files` and :mod:`~mishgrad.book.output_strings` generate
-  and check the Chinese edition;
+  and check the Chinese edition, :mod:`~mishgrad.book.learner_edits` keeps what a learner
+  typed into it from being overwritten;
 - :mod:`~mishgrad.book.exercises`: the exercises' checkers, one module per notebook.
 
 May import: :mod:`mishgrad.evaluation`, :mod:`mishgrad.aclnn`, :mod:`mishgrad.kernel`,

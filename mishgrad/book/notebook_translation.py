@@ -12,9 +12,13 @@ Run ``python -m mishgrad.book.notebook_translation``:
     translation or whose English changed since it was translated, and every string its code
     shows that has no translation: the text to translate (``mishgrad``: the helper modules'
     strings, for ``translations/<language>/mishgrad.md``).
-``build [NOTEBOOK ...]``
+``build [--force] [NOTEBOOK ...]``
     write ``notebooks/<language>/*.ipynb`` (all, or those of the English notebooks named);
-    outputs of unchanged code cells are kept, ``make notebooks`` executes the rest.
+    outputs of unchanged code cells are kept, ``make notebooks`` executes the rest. Where a
+    learner typed into a cell or added one (:mod:`mishgrad.book.learner_edits`), ``build``
+    writes nothing and names the notebooks and cells (exit 1); ``--force``
+    (``make notebooks FORCE=1``) backs each such notebook up to ``build/backup/<language>/``
+    first, never over an earlier backup.
 ``english-outputs TRANSLATED_NOTEBOOK``
     list English prose left in a translated notebook's stored outputs (exit 1 if any).
 ``check [NOTEBOOK | mishgrad]``
@@ -35,9 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel.source import REPOSITORY
+from mishgrad.kernel.source import REPOSITORY, shown
 
 from . import i18n, output_strings
+from .learner_edits import LearnerEditsError, Rewrite, cell_source, learner_cells, stamp, write
 from .translation_files import (
     LANGUAGES,
     TranslationFile,
@@ -74,11 +79,6 @@ def translated_path(english: Path, language: str) -> Path:
 def translation_path(english: Path, language: str) -> Path:
     """The translation file of an English notebook."""
     return language_dir(language) / f"{english.stem}.md"
-
-
-def _source(cell: dict) -> str:
-    source = cell["source"]
-    return source if isinstance(source, str) else "".join(source)
 
 
 def _lines(text: str) -> list[str]:
@@ -149,14 +149,14 @@ def cell_problems(english: Path, language: str) -> list[Problem]:
         entry = translated.get(cell["id"])
         if entry is None:
             problems.append(Problem(english.name, cell["id"], "not translated"))
-        elif entry.english_hash != english_hash(_source(cell)):
+        elif entry.english_hash != english_hash(cell_source(cell)):
             problems.append(
                 Problem(english.name, cell["id"], "the English changed since its translation")
             )
         else:
             problems += [
                 Problem(english.name, cell["id"], text)
-                for text in kept_problems(_source(cell), entry.text)
+                for text in kept_problems(cell_source(cell), entry.text)
             ]
     problems += [
         Problem(english.name, cell_id, "translated, but the English notebook has no such cell")
@@ -214,7 +214,7 @@ def todo(english: Path, language: str) -> str:
     notebook = _load(english)
     wanted = {p.cell_id for p in cell_problems(english, language)}
     cells = "".join(
-        cell_entry(cell["id"], _source(cell), _source(cell))
+        cell_entry(cell["id"], cell_source(cell), cell_source(cell))
         for cell in notebook["cells"]
         if cell["cell_type"] == "markdown" and cell["id"] in wanted
     )
@@ -227,7 +227,7 @@ def _todo_texts(templates: list[str], language: str) -> str:
 
 def _outputs_by_id(notebook: dict) -> dict[str, tuple[str, dict]]:
     return {
-        cell["id"]: (_source(cell), cell)
+        cell["id"]: (cell_source(cell), cell)
         for cell in notebook.get("cells", [])
         if cell["cell_type"] == "code"
     }
@@ -248,7 +248,7 @@ def _language_cell(language: str, previous: dict[str, tuple[str, dict]]) -> dict
 
 def _keep_outputs(cell: dict, previous: dict[str, tuple[str, dict]]) -> dict:
     old = previous.get(cell["id"])
-    if old and old[0] == _source(cell):
+    if old and old[0] == cell_source(cell):
         cell["outputs"] = old[1].get("outputs", [])
         cell["execution_count"] = old[1].get("execution_count")
     else:
@@ -283,16 +283,20 @@ def translate_notebook(english: Path, language: str) -> dict:
     problems = cell_problems(english, language)
     if problems:
         raise ValueError("\n".join(map(str, problems)))
-    return _generated(english, language)
+    return _generated(english, language, _stored(translated_path(english, language))[1])
 
 
-def _generated(english: Path, language: str) -> dict:
-    """:func:`translate_notebook` once its cells are known to be translated and current."""
+def _stored(path: Path) -> tuple[str, dict]:
+    """A translated notebook as stored: its text and JSON (``""`` and ``{}``: none yet)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return text, json.loads(text) if text else {}
+
+
+def _generated(english: Path, language: str, before: dict) -> dict:
+    """:func:`translate_notebook` once its cells are known to be current (``before``: stored)."""
     notebook = copy.deepcopy(_load(english))
     found = _translations(english, language)
     assert found is not None  # no problems means every cell has its translation
-    translated = translated_path(english, language)
-    before = _load(translated) if translated.exists() else {}
     previous = _outputs_by_id(before)
     cells = []
     for cell in notebook["cells"]:
@@ -303,7 +307,7 @@ def _generated(english: Path, language: str) -> dict:
                 cells.append(_language_cell(language, previous))
             cell = _keep_outputs(cell, previous)
         cells.append(cell)
-    notebook["cells"] = cells
+    notebook["cells"] = [stamp(cell) for cell in cells]
     notebook["metadata"]["mishgrad"] = {"english": f"../{english.name}", "language": language}
     # The widgets' stored drawings are the translated notebook's own (made when it ran, in its
     # language), never the English notebook's.
@@ -319,7 +323,7 @@ def _dump(notebook: dict) -> str:
 
 def _content(notebook: dict) -> tuple[object, ...]:
     """What the generator decides: each cell's kind, id and source, and the language."""
-    cells = tuple((c["cell_type"], c["id"], _source(c)) for c in notebook["cells"])
+    cells = tuple((c["cell_type"], c["id"], cell_source(c)) for c in notebook["cells"])
     return cells, notebook["metadata"].get("mishgrad")
 
 
@@ -344,29 +348,41 @@ def stale_notebooks(language: str) -> list[Problem]:
     return problems
 
 
+def _rewrite(english: Path, language: str) -> Rewrite | None:
+    """The rewrite of one translated notebook, or ``None`` if it is already as generated."""
+    target = translated_path(english, language)
+    stored, before = _stored(target)
+    generated = _generated(english, language, before)  # cell_problems passed
+    text = _dump(generated)
+    return None if text == stored else Rewrite(target, text, learner_cells(before, generated))
+
+
 def build(
-    language: str, notebooks: list[Path] | None = None
-) -> tuple[list[Path], dict[str, list[Problem]]]:
+    language: str, notebooks: list[Path] | None = None, force: bool = False
+) -> tuple[list[Path], dict[str, list[Problem]], list[Path]]:
     """Write the translated notebooks (all, or those of ``notebooks``).
 
     A notebook whose markdown cells are not all translated and current is left as it is
     (the English can be edited and run before its translation catches up; the tests then
-    name the cells). Returns the paths written and, by notebook, what kept one from being
-    written.
+    name the cells). A notebook with cells a learner typed in is not overwritten unless
+    ``force``, and then only after a backup (:func:`mishgrad.book.learner_edits.write`).
+    Returns the paths written, by notebook what kept one from being written, and the backups.
+
+    Raises
+    ------
+    LearnerEditsError
+        Without ``force``, if a notebook to write holds a learner's cells (nothing is written).
+
     """
-    written, skipped = [], {}
+    rewrites, skipped = [], {}
     for english in notebooks or english_notebooks():
         problems = cell_problems(english, language)
         if problems:
             skipped[english.name] = problems
-            continue
-        target = translated_path(english, language)
-        text = _dump(_generated(english, language))  # cell_problems just passed
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-            written.append(target)
-    return written, skipped
+        elif rewrite := _rewrite(english, language):
+            rewrites.append(rewrite)
+    backups = write(rewrites, force)
+    return [r.target for r in rewrites], skipped, backups
 
 
 def notebook_problems(english: Path, language: str) -> list[Problem]:
@@ -381,11 +397,28 @@ def check(language: str) -> list[Problem]:
     return problems + stale_notebooks(language)
 
 
+def _build_command(args: list[str], language: str) -> int:
+    """``build [--force] [NOTEBOOK ...]``: exit 1 if a learner's cells kept a notebook."""
+    chosen = [Path(a).resolve() for a in args if a != "--force"] or None
+    try:
+        written, skipped, backups = build(language, chosen, force="--force" in args)
+    except LearnerEditsError as refusal:
+        print(refusal, file=sys.stderr)
+        return 1
+    for path in backups:
+        print(f"backed up {shown(path)}")
+    for path in written:
+        print(f"wrote {shown(path)}")
+    for name, problems in skipped.items():
+        print(f"not rebuilt: {name}, {len(problems)} cells to translate (todo {name})")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """The command line (see the module docstring)."""
     usage = (
         "usage: python -m mishgrad.book.notebook_translation "
-        "todo NOTEBOOK|mishgrad | build [NOTEBOOK...] | check [NOTEBOOK|mishgrad] "
+        "todo NOTEBOOK|mishgrad | build [--force] [NOTEBOOK...] | check [NOTEBOOK|mishgrad] "
         "| english-outputs TRANSLATED_NOTEBOOK"
     )
     language = LANGUAGES[0]
@@ -400,13 +433,7 @@ def main(argv: list[str]) -> int:
         print("\n".join(f"cell {cell}: {text}" for cell, text in found) or "no English prose")
         return 1 if found else 0
     if argv[:1] == ["build"]:
-        chosen = [Path(a).resolve() for a in argv[1:]] or None
-        written, skipped = build(language, chosen)
-        for path in written:
-            print(f"wrote {path.relative_to(REPOSITORY)}")
-        for name, problems in skipped.items():
-            print(f"not rebuilt: {name}, {len(problems)} cells to translate (todo {name})")
-        return 0
+        return _build_command(argv[1:], language)
     if argv[:1] == ["check"] and len(argv) <= 2:
         one = argv[1:]
         if one == ["mishgrad"]:

@@ -8,30 +8,67 @@ builds from the copy (:func:`mishgrad.kernel.twin.run_kernel` with ``kernel_dir`
 process (:mod:`mishgrad.kernel.isolation`). The copy is made once and never overwritten, so the
 learner's edits survive a re-run of the notebook; :meth:`ScratchKernel.diff` shows them all and
 :meth:`ScratchKernel.reset` restores the copy, whatever state it is in.
+
+``reset`` deletes a folder, so it acts only on a copy :func:`scratch_kernel` made: each copy
+holds a hidden marker file (:data:`MARKER`), which no other folder has. It refuses anything
+else (a folder of the learner's, ``kernel/``, a folder containing it, a symbolic link) and
+deletes nothing then.
+
+The environment variable ``MISHGRAD_SCRATCH`` (an absolute path; unset or empty:
+``build/scratch``) moves the copies elsewhere. The tests set it (``tests/conftest.py``), so a
+test run never touches the copies a learner edits in JupyterLab at the same time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import filecmp
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from . import tiling, twin
-from .source import KERNEL_DIR, REPOSITORY, SourceListing, source_block
+from .source import KERNEL_DIR, REPOSITORY, SourceListing, shown, source_block
 
-#: Where scratch copies live: ``build/`` of the repository (ignored by git).
+#: Where scratch copies live unless ``MISHGRAD_SCRATCH`` says otherwise: ``build/`` of the
+#: repository (ignored by git).
 SCRATCH_ROOT: Final = REPOSITORY / "build" / "scratch"
+#: The environment variable that moves the copies (:func:`scratch_root`).
+ROOT_VARIABLE: Final = "MISHGRAD_SCRATCH"
+#: The hidden file each copy holds: the proof that :meth:`ScratchKernel.reset` may delete it.
+MARKER: Final = ".mishgrad-scratch"
 _subfolder = ""
 
 
-def set_subfolder(name: str) -> None:
-    """Make :func:`scratch_kernel`'s copies under ``SCRATCH_ROOT/name`` from now on.
+def scratch_root() -> Path:
+    """Where copies live by default: ``$MISHGRAD_SCRATCH``, or :data:`SCRATCH_ROOT`.
 
-    ``""`` is :data:`SCRATCH_ROOT` itself. The book gives each language a folder of its own
+    Read at each call, so that a test (or a notebook's kernel started by one) can move the
+    copies away from the learner's. An empty value counts as unset.
+
+    Raises
+    ------
+    ValueError
+        If ``MISHGRAD_SCRATCH`` is not an absolute path (a relative one would depend on the
+        folder each Jupyter kernel starts in).
+
+    """
+    value = os.environ.get(ROOT_VARIABLE, "")
+    if not value:
+        return SCRATCH_ROOT
+    if not Path(value).is_absolute():
+        raise ValueError(f"{ROOT_VARIABLE}={value} is not an absolute path: give a full path")
+    return Path(value)
+
+
+def set_subfolder(name: str) -> None:
+    """Make :func:`scratch_kernel`'s copies under ``scratch_root()/name`` from now on.
+
+    ``""`` is :func:`scratch_root` itself. The book gives each language a folder of its own
     (:func:`mishgrad.book.language.use`), so the two editions never share a learner's edits.
 
     Raises
@@ -59,8 +96,7 @@ class ScratchKernel:
 
     def __str__(self) -> str:
         """The copy's path, relative to the repository when it is inside it (as printed)."""
-        inside = self.path.is_relative_to(REPOSITORY)
-        return str(self.path.relative_to(REPOSITORY) if inside else self.path)
+        return shown(self.path)
 
     def file(self, relative: str) -> Path:
         """A file of the copy, e.g. ``file("common/mish_grad_tiling.h")``.
@@ -110,9 +146,23 @@ class ScratchKernel:
         return source_block("\n".join(parts) or "(no differences: the copy is kernel/)", "diff")
 
     def reset(self) -> None:
-        """Throw the edits away: the copy becomes ``kernel/`` again, whatever state it is in."""
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Throw the edits away: the copy becomes ``kernel/`` again, whatever state it is in.
+
+        A missing copy is made afresh. Only a copy :func:`scratch_kernel` made is deleted.
+
+        Raises
+        ------
+        ValueError
+            If ``path`` is a symbolic link, overlaps ``kernel/`` or is not a copy
+            :func:`scratch_kernel` made (it has no :data:`MARKER`, as copies made before the
+            marker existed): nothing is deleted, and the message says why and what to do.
+
+        """
+        refusal = _refusal(self.path)
+        if refusal:
+            raise ValueError(f"reset refuses path {self.path}: {refusal}; nothing was deleted")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _discard(self.path)
         _copy(self.path)
 
     def run_kernel(self, *args: object, **kwargs: object) -> twin.KernelRun:
@@ -158,11 +208,43 @@ def _unified(before: str, after: str, name: str) -> str:
     return "\n".join(lines)
 
 
+_NOT_A_COPY: Final = (
+    f"it is not a scratch copy: it has no {MARKER}, the file scratch_kernel writes into every "
+    "copy it makes, so it may hold files that are not a copy's. If it is a copy made before "
+    "copies were marked, keep what you want of it (`scratch.diff()` shows your edits), delete "
+    "the folder yourself and run the notebook's cell again: scratch_kernel then makes a fresh copy"
+)
+
+
+def _refusal(path: Path) -> str | None:
+    """Why :meth:`ScratchKernel.reset` must not delete ``path`` (``None``: it may)."""
+    if path.is_symlink():
+        return "it is a symbolic link; reset deletes only a copy itself, never a link's target"
+    kernel, folder = KERNEL_DIR.resolve(), path.resolve()
+    if kernel.is_relative_to(folder) or folder.is_relative_to(kernel):
+        return f"it is kernel/ ({KERNEL_DIR}), contains it or lies inside it"
+    if path.exists() and not (path / MARKER).is_file():
+        return _NOT_A_COPY
+    return None
+
+
+def _discard(copy: Path) -> None:
+    """Delete a copy, renamed aside first: no process sees it half deleted. Gone: nothing."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{copy.name}.discarded-", dir=copy.parent))
+    with contextlib.suppress(FileNotFoundError):  # deleted by hand, or by another reset
+        copy.rename(aside / copy.name)
+    shutil.rmtree(aside)
+
+
 def _copy(destination: Path) -> None:
     # Copied beside the destination, then renamed: a second process never sees half a copy.
     partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     shutil.copytree(KERNEL_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
+    (partial / MARKER).write_text(
+        "A scratch copy of kernel/ made by mishgrad.kernel.scratch: reset() may delete it.\n",
+        encoding="utf-8",
+    )
     try:
         partial.rename(destination)
     except OSError:  # another process made the copy first: keep theirs
@@ -177,17 +259,17 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
     name
         Which copy: one per notebook, e.g. ``"05"``.
     root
-        Where copies live (default :data:`SCRATCH_ROOT`, in the subfolder last given to
+        Where copies live (default :func:`scratch_root`, in the subfolder last given to
         :func:`set_subfolder`; tests pass a temporary folder).
 
     Raises
     ------
     ValueError
-        If ``name`` is not a plain folder name.
+        If ``name`` is not a plain folder name, or ``MISHGRAD_SCRATCH`` not an absolute path.
 
     """
     _check_folder_name(name)
-    path = Path(root or SCRATCH_ROOT / _subfolder) / name / "kernel"
+    path = Path(root or scratch_root() / _subfolder) / name / "kernel"
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
         _copy(path)

@@ -30,6 +30,11 @@ KERNEL_DIR: Final = REPOSITORY / "kernel"
 _NOT_TYPES: Final = frozenset({"return", "else", "new", "delete", "case", "throw"})
 
 
+def shown(path: Path) -> str:
+    """A path as printed: relative to the repository when inside it (the same on every machine)."""
+    return str(path.relative_to(REPOSITORY) if path.is_relative_to(REPOSITORY) else path)
+
+
 def _strip_comment(line: str) -> str:
     return line.split("//", 1)[0]
 
