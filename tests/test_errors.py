@@ -77,3 +77,9 @@ def test_checks_report_misses():
     assert errors.check_float32_subnormal(tail).met
     tail = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-125)
     assert not errors.check_float32_subnormal(tail).met
+
+
+def test_zero_dimensional_arrays_are_measured_like_any_other():
+    one, nan = np.array(1.0, np.float32), np.array(np.nan, np.float32)
+    assert errors.ulp_distance(one, one) == 0 and np.isinf(errors.ulp_distance(one, nan))
+    assert np.all(errors.operator_close(one, one)) and not np.any(errors.operator_close(one, nan))

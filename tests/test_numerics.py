@@ -201,6 +201,18 @@ def test_mish_backward_rejects_bad_input():
         numerics.mish_backward(np.zeros(4), np.zeros(4))
 
 
+def test_formulas_take_the_numerics_model_by_position_or_by_name():
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    t = oracle.tanh_softplus_oracle(x)
+    by_name = numerics.dmish_tanhx(x, t, numerics="adversarial")
+    assert np.array_equal(numerics.dmish_tanhx(x, t, "adversarial"), by_name)
+    assert np.array_equal(
+        numerics.tanh_softplus(x, "hardware"), numerics.tanh_softplus(x, numerics="hardware")
+    )
+    with pytest.raises(TypeError, match="tanhx"):
+        numerics.dmish_b1(x)
+
+
 def test_formulas_registry_names_every_no_tanhx_formula():
     assert set(numerics.FORMULAS.values()) == {
         numerics.dmish_b2_naive,

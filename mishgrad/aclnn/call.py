@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from mishgrad.math.dtypes import DTYPES, as_input
+from mishgrad.math.dtypes import DTYPES, as_input, native_dtype
 
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES
@@ -16,11 +16,16 @@ from .status import STATUS_NAMES
 
 @dataclass
 class Phase1:
-    """What ``aclnnMishBackwardGetWorkspaceSize`` returned."""
+    """What ``aclnnMishBackwardGetWorkspaceSize`` returned, and the session it was asked through.
+
+    Its executor refers to that session's device memory, so :func:`run` refuses it once the
+    session is closed.
+    """
 
     status: int
     workspace_size: int
     executor: int | None
+    session: Session = field(repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -28,8 +33,12 @@ class Phase1:
         return STATUS_NAMES.get(self.status, "UNKNOWN")
 
 
-def _handle(tensor: DeviceTensor | None) -> int | None:
-    return None if tensor is None else tensor.handle
+def _handle(name: str, tensor: DeviceTensor | None) -> int | None:
+    """The ``aclTensor*`` of ``tensor`` (None stays NULL), refused by name if its session closed."""
+    if tensor is None:
+        return None
+    tensor.session.require_open(name)
+    return tensor.handle
 
 
 def get_workspace_size(
@@ -43,14 +52,17 @@ def get_workspace_size(
     """Phase 1: ``aclnnMishBackwardGetWorkspaceSize(grad, x, out, &size, &executor)``.
 
     With ``check=False`` the status is returned instead of raised (to show the raw codes).
+    A closed ``session``, or a tensor of a closed session, raises ``RuntimeError`` either way.
     """
+    session.require_open()
+    handles = [_handle(name, t) for name, t in (("grad", grad), ("x", x), ("out", out))]
     size, executor = ctypes.c_uint64(), ctypes.c_void_p()
     status = session.lib.aclnnMishBackwardGetWorkspaceSize(
-        _handle(grad), _handle(x), _handle(out), ctypes.byref(size), ctypes.byref(executor)
+        *handles, ctypes.byref(size), ctypes.byref(executor)
     )
     if check:
         session.check(status, "aclnnMishBackwardGetWorkspaceSize")
-    return Phase1(status, size.value, executor.value)
+    return Phase1(status, size.value, executor.value, session)
 
 
 def run(
@@ -60,7 +72,11 @@ def run(
 
     Returns the first failing status (0 on success); raises it unless ``check=False``. A
     ``workspace`` the caller allocated (``phase1.workspace_size`` bytes) is used and left to it.
+    A closed ``session``, or a ``phase1`` asked through a closed session, raises
+    ``RuntimeError`` either way.
     """
+    session.require_open()
+    phase1.session.require_open("phase1")
     owned = workspace is None and phase1.workspace_size > 0
     if owned:
         workspace = session.malloc(phase1.workspace_size)
@@ -81,8 +97,12 @@ def run(
             session.free(workspace)
 
 
-def result_dtype(grad: np.dtype, x: np.dtype) -> np.dtype:
-    """The promoted dtype of the result: equal dtypes stay, any other pair is float32."""
+def result_dtype(grad: npt.DTypeLike, x: npt.DTypeLike) -> np.dtype:
+    """The promoted dtype of the result: equal dtypes stay, any other pair is float32.
+
+    In the machine's byte order, whatever the inputs' (``'>f2'`` and ``'<f2'`` are equal).
+    """
+    grad, x = native_dtype(grad), native_dtype(x)
     return grad if grad == x else DTYPES["float32"]
 
 

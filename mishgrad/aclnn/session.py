@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mishgrad.kernel.platforms import Platform, platform
-from mishgrad.math.dtypes import as_input
+from mishgrad.math.dtypes import as_input, native_dtype
 
 from .backends import load_backend
 from .binding import (
@@ -57,6 +57,8 @@ class Session:
     """ACL initialized, a device set and a stream created; released on :meth:`close`.
 
     Use as a context manager. Device tensors created through the session are freed with it.
+    After :meth:`close` every call through the session, its tensors and its phase-1 results
+    raises (:meth:`require_open`); closing and releasing again do nothing.
 
     Parameters
     ----------
@@ -86,6 +88,35 @@ class Session:
                 chip.ub_bytes, chip.ub_reported, chip.select_scratch_begin, chip.vector_cores, 0
             )
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ran: the stream, the tensors and the device are released."""
+        return self.stream is None
+
+    def require_open(self, owned: str | None = None) -> None:
+        """Raise if the session is closed; ``owned`` names a tensor or result of it being used.
+
+        ACL keeps the device set while any session holds it, so the library would serve a
+        closed session's calls as long as another one is open: the check has to be here.
+
+        Raises
+        ------
+        RuntimeError
+            Saying what is closed and what to do.
+
+        """
+        if self.closed:
+            subject = (
+                "this Session is closed"
+                if owned is None
+                else f"{owned} belongs to a closed Session"
+            )
+            raise RuntimeError(
+                f"{subject} (close() ran, or its with block ended) and its device memory is "
+                "freed: open a new aclnn.Session and create the tensors and phase-1 results "
+                "again through it"
+            )
+
     def check(self, status: int, api: str) -> None:
         """Raise :class:`AclError` for a failed status."""
         if status != 0:
@@ -94,6 +125,7 @@ class Session:
 
     def malloc(self, nbytes: int) -> int:
         """Device memory of ``nbytes`` (``aclrtMalloc``, huge pages first); returns the address."""
+        self.require_open()
         address = ctypes.c_void_p()
         (nbytes,) = checked_ints("nbytes", [nbytes], SIZE_RANGE)
         self.check(
@@ -103,10 +135,17 @@ class Session:
 
     def free(self, address: int) -> None:
         """Free device memory from :meth:`malloc`."""
+        self.require_open()
         self.check(self.lib.aclrtFree(address), "aclrtFree")
 
-    def upload(self, address: int, data: np.ndarray) -> None:
-        """Copy the contiguous array ``data`` to device memory at ``address``."""
+    def upload(self, address: int, data: npt.ArrayLike) -> None:
+        """Copy ``data``'s values to device memory at ``address``, in the machine's byte order.
+
+        ``data`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
+        become float32) and is made contiguous, so the device receives its values.
+        """
+        self.require_open()
+        data = np.ascontiguousarray(as_input(data))
         if data.nbytes:
             copy = self.lib.aclrtMemcpy(
                 address, data.nbytes, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE
@@ -114,15 +153,24 @@ class Session:
             self.check(copy, "aclrtMemcpy")
 
     def download(self, address: int, out: np.ndarray) -> None:
-        """Fill the contiguous array ``out`` from device memory at ``address``."""
-        if out.nbytes:
+        """Fill ``out`` from device memory at ``address``, which holds values in native order.
+
+        An ``out`` of another byte order or layout is filled through a native contiguous copy
+        (:func:`mishgrad.math.dtypes.as_input`), so it receives the values, not the bytes.
+        """
+        self.require_open()
+        native = np.ascontiguousarray(as_input(out))  # ``out`` itself if native and contiguous
+        if native.nbytes:
             copy = self.lib.aclrtMemcpy(
-                out.ctypes.data, out.nbytes, address, out.nbytes, MEMCPY_DEVICE_TO_HOST
+                native.ctypes.data, native.nbytes, address, native.nbytes, MEMCPY_DEVICE_TO_HOST
             )
             self.check(copy, "aclrtMemcpy")
+        if native is not out:
+            out[...] = native
 
     def synchronize(self) -> None:
         """Wait for the stream; errors of the work it ran surface here."""
+        self.require_open()
         self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
 
     def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
@@ -131,7 +179,7 @@ class Session:
         ``array`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
         become float32). The tensor lives until :meth:`release` or :meth:`close`.
         """
-        tensor = DeviceTensor.from_numpy(self, as_input(array))
+        tensor = DeviceTensor.from_numpy(self, array)
         self._tensors.append(tensor)
         return tensor
 
@@ -141,7 +189,10 @@ class Session:
         return len(self._tensors)
 
     def release(self, *tensors: DeviceTensor) -> None:
-        """Free ``tensors`` now rather than at :meth:`close` (a long-lived session's calls)."""
+        """Free ``tensors`` now rather than at :meth:`close` (a long-lived session's calls).
+
+        Releasing is idempotent, so it does nothing after :meth:`close`, which released them.
+        """
         for tensor in tensors:
             tensor.release()
         released = {id(tensor) for tensor in tensors}
@@ -201,11 +252,14 @@ class DeviceTensor:
     owns_memory: bool = False
 
     @classmethod
-    def from_numpy(cls, session: Session, array: np.ndarray) -> DeviceTensor:
+    def from_numpy(cls, session: Session, array: npt.ArrayLike) -> DeviceTensor:
         """Copy the memory a view spans to the device and describe the view with aclCreateTensor.
 
-        Negative strides are not part of the aclnn tensor model; such arrays are copied first.
+        ``array`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
+        become float32). Negative strides are not part of the aclnn tensor model; such arrays
+        are copied first.
         """
+        array = as_input(array)
         if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
             array = np.ascontiguousarray(array)
         itemsize = array.itemsize
@@ -241,6 +295,8 @@ class DeviceTensor:
         """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset).
 
         The tensor does not own that memory: :meth:`release` frees only the ``aclTensor``.
+        Device memory holds values in the machine's byte order, so ``dtype`` is taken in it
+        (``'>f4'`` is float32: :func:`mishgrad.math.dtypes.native_dtype`).
         Numbers are passed as they are, so the library checks them (negative ones included);
         ones that do not fit ``int64_t`` are refused here, as ctypes would wrap them.
 
@@ -251,9 +307,12 @@ class DeviceTensor:
             or a dtype that has no ``aclDataType``.
         AclError
             If the library refuses the view (status ``ACLNN_ERR_PARAM_INVALID``).
+        RuntimeError
+            If ``session`` is closed.
 
         """
-        dtype = np.dtype(dtype)
+        session.require_open()
+        dtype = native_dtype(dtype)
         if len(strides) != len(shape):
             raise ValueError(f"strides has {len(strides)} entries but shape has {len(shape)}")
         if dtype.name not in ACL_DTYPE:
@@ -279,6 +338,7 @@ class DeviceTensor:
 
     def to_numpy(self) -> np.ndarray:
         """Copy the storage back and return the view as a new array."""
+        self.session.require_open("this tensor")
         storage = np.empty(self.storage_size, dtype=self.dtype)
         self.session.download(self.address, storage)
         item = self.dtype.itemsize

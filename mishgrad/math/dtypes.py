@@ -4,6 +4,10 @@ MishGrad accepts float32, float16 and bfloat16 tensors. NumPy has the first two;
 ``ml_dtypes`` supplies bfloat16. This module names them once, enumerates every value
 of the 16-bit types (the basis of the exhaustive error maps), and maps floats onto
 ordered integers so that the distance in ULPs is a subtraction.
+
+It is also where every function of :mod:`mishgrad.math` and :mod:`mishgrad.aclnn` takes its
+arrays (:func:`as_input`, :func:`as_floats`) and dtypes (:func:`as_dtype`): any byte order in,
+native results out, so no other module handles byte order.
 """
 
 from __future__ import annotations
@@ -25,40 +29,72 @@ DTYPES: Final[dict[str, np.dtype]] = {
     "bfloat16": bfloat16,
 }
 
-_UINT_OF_WIDTH: Final = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-_INT_OF_WIDTH: Final = {2: np.int32, 4: np.int64, 8: np.int64}
+_UINT_OF_WIDTH: Final = {2: np.uint16, 4: np.uint32}
+_INT_OF_WIDTH: Final = {2: np.int32, 4: np.int64}
 
 
-def as_dtype(dtype: npt.DTypeLike | str) -> np.dtype:
-    """Return the NumPy dtype for ``dtype``, accepting the names of :data:`DTYPES`.
+def native_dtype(dtype: npt.DTypeLike) -> np.dtype:
+    """``dtype`` in the machine's byte order: ``'>f4'`` is float32 stored the other way round.
+
+    The one place where a dtype's byte order is dropped: results are always native, and
+    :func:`as_input` converts the values to match, so a byte order never changes a number.
+    """
+    resolved = np.dtype(dtype)
+    return resolved if resolved.isnative else resolved.newbyteorder("=")
+
+
+def as_dtype(dtype: npt.DTypeLike | str, name: str = "dtype") -> np.dtype:
+    """Return the native NumPy dtype for ``dtype``: a name of :data:`DTYPES` or any spelling.
+
+    ``'>f4'``, ``np.dtype('<f2')`` and a byte-swapped bfloat16 mean float32, float16 and
+    bfloat16: the byte order says how values are stored, not which values they are.
 
     Raises
     ------
     ValueError
-        If ``dtype`` is not one of float32, float16, bfloat16.
+        Naming ``name``, if ``dtype`` is not one of float32, float16, bfloat16.
 
     """
     if isinstance(dtype, str) and dtype in DTYPES:
         return DTYPES[dtype]
-    resolved = np.dtype(dtype)
+    try:
+        resolved = native_dtype(dtype)
+    except TypeError as error:
+        raise ValueError(f"{name} must be one of {sorted(DTYPES)}, got {dtype!r}") from error
     if resolved not in DTYPES.values():
-        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {resolved}")
+        raise ValueError(f"{name} must be one of {sorted(DTYPES)}, got {resolved}")
     return resolved
 
 
 def as_input(value: npt.ArrayLike) -> np.ndarray:
-    """An operator input as a NumPy array in the machine's byte order, values unchanged.
+    """An array in the machine's byte order, values unchanged: how every function takes arrays.
 
-    Every entry point of the operator (the twin, the NumPy model, the aclnn call) takes its
-    tensors through this, so they all treat unusual inputs alike. An array keeps its dtype; a
-    non-native byte order (``>f4`` on a little-endian host) is converted, not reinterpreted.
-    Python numbers and lists become float32, the dtype a float literal has in the operator's
-    world; pass a NumPy array to choose float16 or bfloat16.
+    The operator's entry points (the twin, the NumPy model, the aclnn call), the oracle and the
+    error measures all take their arrays through this, so they treat unusual inputs alike. An
+    array keeps its dtype; a non-native byte order (``>f4`` on a little-endian host) is
+    converted, not reinterpreted. Python numbers and lists become float32, the dtype a float
+    literal has in the operator's world; pass a NumPy array to choose float16 or bfloat16.
     """
     if isinstance(value, np.ndarray | np.generic):
         array = np.asarray(value)
-        return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+        return array if array.dtype.isnative else array.astype(native_dtype(array.dtype))
     return np.asarray(value, dtype=np.float32)
+
+
+def as_floats(value: npt.ArrayLike, name: str) -> np.ndarray:
+    """:func:`as_input`, and refused unless its dtype is one of :data:`DTYPES`.
+
+    For the functions that read a float's bits or its grid, which only these dtypes have.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for another dtype.
+
+    """
+    array = as_input(value)
+    as_dtype(array.dtype, f"{name}'s dtype")
+    return array
 
 
 def dtype_name(dtype: npt.DTypeLike) -> str:
@@ -66,21 +102,27 @@ def dtype_name(dtype: npt.DTypeLike) -> str:
     return as_dtype(dtype).name
 
 
-def uint_view(values: np.ndarray) -> np.ndarray:
-    """Reinterpret float ``values`` as unsigned integers of the same width (no copy)."""
-    return values.view(_UINT_OF_WIDTH[values.dtype.itemsize])
+def uint_view(values: npt.ArrayLike) -> np.ndarray:
+    """Reinterpret float ``values`` as unsigned integers of the same width.
+
+    No copy for a native array of :data:`DTYPES`; another byte order is converted first
+    (:func:`as_floats`), so the integers are the floats' bits, not the bytes' order.
+    """
+    array = as_floats(values, "values")
+    return array.view(_UINT_OF_WIDTH[array.dtype.itemsize])
 
 
-def ordered(values: np.ndarray) -> np.ndarray:
+def ordered(values: npt.ArrayLike) -> np.ndarray:
     """Map floats to integers whose order and differences follow the float grid.
 
     Adjacent floats map to adjacent integers, ``+0`` and ``-0`` both map to 0, and the
     map is monotonic, so ``ordered(a) - ordered(b)`` is the signed distance in ULPs.
-    NaN maps to an integer beyond infinity; callers treat NaN separately.
+    NaN maps to an integer beyond infinity; callers treat NaN separately. Any byte order;
+    lists become float32 (:func:`as_floats`).
     """
-    width = values.dtype.itemsize
-    bits = uint_view(np.ascontiguousarray(values)).astype(_INT_OF_WIDTH[width])
-    sign_bit = 1 << (8 * width - 1)
+    raw = uint_view(values)
+    bits = raw.astype(_INT_OF_WIDTH[raw.itemsize])
+    sign_bit = 1 << (8 * raw.itemsize - 1)
     magnitude = bits & (sign_bit - 1)
     return np.where(bits & sign_bit, -magnitude, magnitude)
 

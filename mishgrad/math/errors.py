@@ -17,7 +17,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import float32, from_ordered, ordered
+from .dtypes import as_floats, float32, from_ordered, ordered
 from .oracle import dmish_oracle
 
 #: x interval around the root of dmish/dx, reported on its own (and sampled densely).
@@ -63,7 +63,15 @@ FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 FLOAT32_WITHIN_1ULP_UNIFORM_PCT: Final = {"ieee": 92.0, "hardware": 82.0, "adversarial": 78.0}
 
 
-def operator_close(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def _result_and_truth(result: npt.ArrayLike, truth: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Both as native arrays of MishGrad's dtypes (:func:`~mishgrad.math.dtypes.as_floats`).
+
+    The measures read the floats' bits, so a ``>f4`` array must be converted, not viewed.
+    """
+    return as_floats(result, "result"), as_floats(truth, "truth")
+
+
+def operator_close(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     """Where an operator result ``grad * d`` is as close to the oracle as the targets promise.
 
     The one tolerance for every run of the whole operator, on the twin under any numerics
@@ -73,7 +81,9 @@ def operator_close(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
     (:data:`HALF_MAX_ULP`). float32: relative error :data:`FLOAT32_MAX_REL_ERROR` plus one
     rounding of the product, with :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` times 2 as the
     absolute floor where the result is subnormal; or within 2 ULP. Equal NaNs are close.
+    Arrays of any byte order; lists are float32.
     """
+    result, truth = _result_and_truth(result, truth)
     distance = ulp_distance(result, truth)
     if result.dtype != np.float32:
         return distance <= HALF_MAX_ULP
@@ -84,15 +94,16 @@ def operator_close(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return (distance <= 2) | near
 
 
-def ulp_distance(result: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """ULPs between ``result`` and ``truth`` (same dtype), as float64.
+def ulp_distance(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
+    """ULPs between ``result`` and ``truth`` (same dtype, any byte order), as float64.
 
     Zero for equal values (``+0`` and ``-0`` are equal, and so are two NaNs); ``inf``
     where exactly one side is NaN.
     """
+    result, truth = _result_and_truth(result, truth)
     if result.dtype != truth.dtype:
         raise ValueError(f"dtypes differ: {result.dtype} vs {truth.dtype}")
-    distance = np.abs(ordered(result) - ordered(truth)).astype(np.float64)
+    distance = np.asarray(np.abs(ordered(result) - ordered(truth)), dtype=np.float64)
     result_nan = np.isnan(result.astype(np.float64))
     truth_nan = np.isnan(truth.astype(np.float64))
     distance[result_nan | truth_nan] = np.inf
@@ -142,8 +153,8 @@ def _percent(mask: np.ndarray) -> float:
 
 
 def summarize(
-    result: np.ndarray,
-    truth: np.ndarray,
+    result: npt.ArrayLike,
+    truth: npt.ArrayLike,
     *,
     rel_mask: npt.ArrayLike | None = None,
     abs_mask: npt.ArrayLike | None = None,
@@ -153,14 +164,14 @@ def summarize(
     Parameters
     ----------
     result, truth
-        Arrays of one dtype; ``truth`` from :mod:`mishgrad.math.oracle`.
+        Arrays of one dtype (any byte order); ``truth`` from :mod:`mishgrad.math.oracle`.
     rel_mask
         Where relative error counts; default: wherever the truth is finite and nonzero.
     abs_mask
         Where absolute error counts; default: nowhere.
 
     """
-    result, truth = np.ravel(result), np.ravel(truth)
+    result, truth = map(np.ravel, _result_and_truth(result, truth))
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     distance = ulp_distance(result, truth)
     both_finite = np.isfinite(r64) & np.isfinite(t64)
@@ -304,7 +315,7 @@ def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, f
 FAILURE_KINDS: Final = ("NaN", "±Inf", "wrong sign", "inaccurate")
 
 
-def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.ndarray:
+def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     """Return where a finite result misses the accuracy target of its dtype.
 
     float16, bfloat16
@@ -317,6 +328,7 @@ def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.nd
 
     NaN and infinite results are not flagged here: :func:`failure_masks` names them.
     """
+    result, truth = _result_and_truth(result, truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     both = np.isfinite(r64) & np.isfinite(t64)
     distance = np.where(both, ulp_distance(result, truth), 0.0)
@@ -334,7 +346,9 @@ def misses_target(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> np.nd
     )
 
 
-def failure_masks(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> dict[str, np.ndarray]:
+def failure_masks(
+    x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike
+) -> dict[str, np.ndarray]:
     """Return boolean masks of :data:`FAILURE_KINDS`: ``result`` against the correct ``truth``.
 
     ``NaN`` and ``±Inf``
@@ -344,6 +358,7 @@ def failure_masks(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> dict[
     ``inaccurate``
         Finite, of the right sign, but beyond the dtype's target (:func:`misses_target`).
     """
+    result, truth = _result_and_truth(result, truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     finite_truth = np.isfinite(t64)
     with np.errstate(invalid="ignore"):
@@ -357,7 +372,7 @@ def failure_masks(x: np.ndarray, result: np.ndarray, truth: np.ndarray) -> dict[
 
 
 def failure_regions(
-    x: np.ndarray, result: np.ndarray, truth: np.ndarray
+    x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike
 ) -> dict[str, list[tuple[float, float]]]:
     """Return the x intervals of each failure kind (``x`` sorted), via ``mask_intervals``."""
     return {kind: mask_intervals(x, mask) for kind, mask in failure_masks(x, result, truth).items()}

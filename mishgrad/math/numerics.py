@@ -34,6 +34,7 @@ The formulas:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -51,26 +52,33 @@ from .dtypes import as_dtype, as_input, float32
 FLT_MAX: Final = np.finfo(np.float32).max
 
 
-def _widen(x: npt.ArrayLike) -> tuple[np.ndarray, np.dtype]:
-    """Return ``x`` as float32 (exact for the 16-bit types) and its own dtype."""
-    x = np.asarray(x)
-    dtype = as_dtype(x.dtype)
-    return x.astype(float32), dtype
+def _widen(x: npt.ArrayLike, name: str = "x") -> tuple[np.ndarray, np.dtype]:
+    """Return ``x`` as float32 (exact for the 16-bit types) and its own dtype (native).
+
+    Any byte order; lists are float32; another dtype is refused naming ``name``.
+    """
+    x = as_input(x)
+    return x.astype(float32), as_dtype(x.dtype, f"{name}'s dtype")
 
 
 def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
-    Keyword arguments (the numerics model) pass through unchanged. Overflow, underflow and
-    invalid operations are the subject of this project, so NumPy's floating-point warnings
-    are silenced inside formulas: the results show them.
+    The array arguments are the parameters without a default (``x``, ``tanhx``), each taken
+    by :func:`_widen` under its own name; the others (the numerics model) pass through
+    unchanged, given by position or by name. Overflow, underflow and invalid operations are
+    the subject of this project, so NumPy's floating-point warnings are silenced inside
+    formulas: the results show them.
     """
+    signature = inspect.signature(body)
+    tensors = [name for name, p in signature.parameters.items() if p.default is p.empty]
 
-    def wrapper(x: npt.ArrayLike, *tensors: npt.ArrayLike, **options: str) -> np.ndarray:
-        x32, dtype = _widen(x)
-        widened = [_widen(tensor)[0] for tensor in tensors]
+    def wrapper(*args: npt.ArrayLike | str, **kwargs: npt.ArrayLike | str) -> np.ndarray:
+        arguments = signature.bind(*args, **kwargs).arguments
+        widened = {name: _widen(arguments[name], name) for name in tensors}
+        arguments.update({name: wide for name, (wide, _) in widened.items()})
         with np.errstate(all="ignore"):
-            return np.asarray(body(x32, *widened, **options)).astype(dtype)
+            return np.asarray(body(**arguments)).astype(widened["x"][1])
 
     wrapper.__name__ = body.__name__
     wrapper.__qualname__ = body.__qualname__
@@ -392,7 +400,7 @@ def mish_backward(
         with np.errstate(all="ignore"):
             derivative = _ours_in_float32(x32, numerics)
     else:
-        derivative = dmish_tanhx(x32, _widen(tanhx)[0], numerics=numerics)
+        derivative = dmish_tanhx(x32, _widen(tensors["tanhx"], "tanhx")[0], numerics=numerics)
     try:
         shape = np.broadcast_shapes(grad.shape, x.shape)
     except ValueError as error:

@@ -27,7 +27,7 @@ import mpmath
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import as_dtype, from_ordered, ordered
+from .dtypes import as_dtype, as_input, from_ordered, ordered
 
 #: Significant decimal digits of the mpmath fallback: at least 50 are needed near the root of d
 #: and for large |x| (the tests compare with 150-digit mpmath).
@@ -159,15 +159,24 @@ def _sign_of_d(t: np.ndarray, product: np.ndarray) -> np.ndarray:
     return np.where(t + product > 0, 1.0, -1.0)
 
 
+def _output_dtype(dtype: npt.DTypeLike | None, x: np.ndarray) -> np.dtype:
+    """The oracle's output dtype: ``dtype``, by default x's (each named if refused)."""
+    if dtype is None:
+        return as_dtype(x.dtype, "x's dtype (the output dtype when dtype is not given)")
+    return as_dtype(dtype)
+
+
 def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
     """Correctly rounded dmish/dx for every element of ``x``.
 
     Parameters
     ----------
     x
-        Inputs of any float dtype; their values are taken exactly.
+        Inputs of any float dtype and byte order; their values are taken exactly. Lists are
+        float32, as the operator reads them (:func:`~mishgrad.math.dtypes.as_input`).
     dtype
-        The output dtype; default ``x.dtype``.
+        The output dtype (any spelling, :func:`~mishgrad.math.dtypes.as_dtype`); default
+        ``x.dtype``.
 
     Returns
     -------
@@ -175,14 +184,16 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
         d(x) rounded to nearest, ties to even; NaN for NaN, 1 at +inf, 0 at -inf.
 
     """
-    x = np.asarray(x)
-    return mish_backward_oracle(np.ones(1), x, dtype if dtype is not None else x.dtype)
+    return mish_backward_oracle(np.ones(1), x, dtype)
 
 
 def tanh_softplus_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
-    """Correctly rounded t = tanh(softplus(x)): the exact ``tanhx`` a forward pass could save."""
-    x = np.asarray(x)
-    dtype = as_dtype(dtype if dtype is not None else x.dtype)
+    """Correctly rounded t = tanh(softplus(x)): the exact ``tanhx`` a forward pass could save.
+
+    ``x`` and ``dtype`` as for :func:`dmish_oracle`.
+    """
+    x = as_input(x)
+    dtype = _output_dtype(dtype, x)
     x64, t, _ = _flat_terms(x)
     bound = _F64_ERROR_UNITS * _UNIT * np.abs(t)
     result = correctly_round(t, bound, dtype, lambda i: tanh_softplus_mp(x64[i]))
@@ -198,10 +209,11 @@ def mish_backward_oracle(
     """Correctly rounded ``grad * d(x)`` (broadcast), the truth for the whole operator.
 
     Special values follow IEEE arithmetic on the exact limits: ``grad * 1`` at +inf,
-    ``grad * 0`` at -inf (NaN if grad is infinite), NaN if either input is NaN.
+    ``grad * 0`` at -inf (NaN if grad is infinite), NaN if either input is NaN. Arguments as
+    for :func:`dmish_oracle`.
     """
-    grad, x = np.broadcast_arrays(np.asarray(grad), np.asarray(x))
-    dtype = as_dtype(dtype if dtype is not None else x.dtype)
+    grad, x = np.broadcast_arrays(as_input(grad), as_input(x))
+    dtype = _output_dtype(dtype, x)
     x64, t, product = _flat_terms(x)
     g64 = grad.astype(np.float64).ravel()
     derivative = np.where(np.isfinite(x64), t + product, np.where(x64 > 0, 1.0, 0.0))

@@ -31,6 +31,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from .dtypes import as_input
+
 #: The numerics models of the twin's Exp and Div, in ``MishGradTwinNumerics`` order: ``ieee``
 #: (C library expf, IEEE division), ``hardware`` (faithful, either float32 neighbour of the
 #: exact value, subnormal results flushed to zero), ``adversarial`` (faithful, always the
@@ -62,7 +64,8 @@ def _check_model(model: str) -> None:
 
 
 def _float32(name: str, values: npt.ArrayLike) -> np.ndarray:
-    array = np.asarray(values)
+    """``values`` as native float32 (any byte order; lists are float32), else refused by name."""
+    array = as_input(values)
     if array.dtype != np.float32:
         raise TypeError(f"{name} has dtype {array.dtype}; the vector unit computes in float32")
     return array
@@ -131,7 +134,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     Parameters
     ----------
     x
-        float32 values.
+        float32 values (any byte order; lists are float32).
     model
         One of :data:`NUMERICS_MODELS`.
 
@@ -174,7 +177,7 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     Parameters
     ----------
     a, b
-        float32 values of one shape.
+        float32 values of one shape (any byte order; lists are float32).
     model
         One of :data:`NUMERICS_MODELS`.
 
