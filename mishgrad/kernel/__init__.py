@@ -5,9 +5,10 @@
 - :mod:`~mishgrad.kernel.source`: where ``kernel/`` is, and excerpts of it for the notebooks;
 - :mod:`~mishgrad.kernel.twin_build` builds the twin library from ``kernel/`` and
   :mod:`~mishgrad.kernel.twin` runs the kernel on it (:mod:`~mishgrad.kernel.twin_abi`: the
-  library's C ABI); :mod:`~mishgrad.kernel.scratch` is a learner's copy of ``kernel/`` to edit,
-  whose kernel :mod:`~mishgrad.kernel.isolation` runs in a worker process
-  (:mod:`~mishgrad.kernel.worker`);
+  library's C ABI; :mod:`~mishgrad.kernel.plan_check`: a plan the caller supplies, checked);
+  :mod:`~mishgrad.kernel.scratch` is a learner's copy of ``kernel/`` to edit, whose kernel
+  :mod:`~mishgrad.kernel.isolation` runs in a worker process (:mod:`~mishgrad.kernel.worker`;
+  :mod:`~mishgrad.kernel.shared_tensors`: the tensors it shares, between guard bytes);
 - :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and three analyses
   are built on it: :mod:`~mishgrad.kernel.gm_traffic`, :mod:`~mishgrad.kernel.ub_layout`,
   :mod:`~mishgrad.kernel.pipeline`;

@@ -18,7 +18,13 @@ writes. The parent waits in short steps, and:
 - a request without a progress board (a tiling, or :func:`call`) is stopped after
   :attr:`Watchdog.limit` seconds;
 - ``KeyboardInterrupt`` (JupyterLab's Interrupt) stops the worker at once and is raised
-  again: the notebook's next cell runs as usual.
+  again: the notebook's next cell runs as usual;
+- a write through a raw pointer (``GetPhyAddr``), which the twin's checks of AscendC calls do
+  not see, is caught after the launch when it changed the guard bytes around a tensor or an
+  input itself (:mod:`mishgrad.kernel.shared_tensors`).
+
+There is one worker, and threads take turns: a request (sending it, the replies, stopping a
+worker that failed) holds a lock, and each launch has shared-memory blocks of its own.
 
 The watchdog's clocks start when the worker says it is ready (the library loaded, or the
 function's module imported), so a busy machine that is slow to start Python is not taken for
@@ -32,10 +38,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
@@ -43,8 +50,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from .twin_abi import PROGRESS_DTYPE, TilingData, TwinConfig
+from .shared_tensors import GUARD_BYTES, progress, shared_tensors, strays, tensor
+from .twin_abi import TilingData, TwinConfig
 from .worker import READY
+
+#: A launch's progress board (``twin::ProgressSlot`` per core), read afresh at each call.
+Board = Callable[[], np.ndarray]
 
 #: How often the parent looks at the worker, in seconds: the interrupt latency.
 STEP: Final = 0.05
@@ -138,6 +149,7 @@ class _Worker:
 
 
 _worker: _Worker | None = None
+_requests = threading.Lock()  # one request at a time on the one worker
 
 
 def _current_worker() -> _Worker:
@@ -173,15 +185,16 @@ def _last_calls(board: np.ndarray | None) -> str:
     return "after these last AscendC calls: " + "; ".join(shown) + more + quiet
 
 
-def _crashed(worker: _Worker, board: np.ndarray | None) -> str:
+def _crashed(worker: _Worker, board: Board | None) -> str:
     code = worker.process.wait()
+    calls = _last_calls(board() if board else None)
     if code >= 0:
-        return f"the kernel's process exited with status {code} {_last_calls(board)}"
+        return f"the kernel's process exited with status {code} {calls}"
     number = signal.Signals(-code)
     hint = _HINTS.get(number, "memory the kernel does not own")
     return (
         f"the kernel crashed with {number.name} ({signal.strsignal(number)}) "
-        f"{_last_calls(board)}. Look for {hint}. The notebook is unharmed; fix the copy and "
+        f"{calls}. Look for {hint}. The notebook is unharmed; fix the copy and "
         "run the cell again"
     )
 
@@ -189,11 +202,11 @@ def _crashed(worker: _Worker, board: np.ndarray | None) -> str:
 class _Watch:
     """The watchdog's view of one request, from the moment the worker is ready.
 
-    ``budget`` is the calls one core may make (a launch), ``board`` its progress board (None
+    ``budget`` is the calls one core may make (a launch), ``board`` reads its progress board (None
     for requests without one).
     """
 
-    def __init__(self, watchdog: Watchdog, limit: float, board: np.ndarray | None, budget: int):
+    def __init__(self, watchdog: Watchdog, limit: float, board: Board | None, budget: int):
         self.watchdog, self.limit, self.board, self.budget = watchdog, limit, board, budget
         self.start = self.last_change = time.monotonic()
         self.last_calls = 0
@@ -212,14 +225,15 @@ class _Watch:
                     "(Watchdog.limit sets the wait)"
                 )
             return
-        calls = self.board["calls"]
+        board = self.board()
+        calls = board["calls"]
         total = int(calls.sum())
         if total != self.last_calls:
             self.last_calls, self.last_change = total, now
         if now - self.last_change > self.watchdog.stall:
             raise KernelError(
                 f"no AscendC call on any core for {self.watchdog.stall:g} s, "
-                f"{_last_calls(self.board)}: an endless loop that calls nothing, such as a "
+                f"{_last_calls(board)}: an endless loop that calls nothing, such as a "
                 "`while` whose condition never changes? The run was stopped (Watchdog.stall "
                 "sets the wait)",
                 stalled=now - self.last_change,
@@ -228,7 +242,7 @@ class _Watch:
         if int(calls[busiest]) > self.budget:
             raise KernelError(
                 f"core {busiest} made {int(calls[busiest]):,} AscendC calls, more than the "
-                f"{self.budget:,} its tiles can need, {_last_calls(self.board)}: a loop that "
+                f"{self.budget:,} its tiles can need, {_last_calls(board)}: a loop that "
                 "never ends, such as a tile counter that never advances? The run was stopped "
                 "(Watchdog.calls sets the budget)"
             )
@@ -241,7 +255,7 @@ class _Watch:
             )
 
 
-def _await(worker: _Worker, board: np.ndarray | None, watch: _Watch | None, guard: float) -> Any:
+def _await(worker: _Worker, board: Board | None, watch: _Watch | None, guard: float) -> Any:
     """The worker's next message, waited for in steps of :data:`STEP`.
 
     Without a ``watch`` (the worker is not ready yet) only ``guard`` seconds bound the wait.
@@ -261,55 +275,50 @@ def _call(
     kind: str,
     target: str | Path,
     payload: Any,
-    board: np.ndarray | None,
+    board: Board | None,
     watchdog: Watchdog,
     limit: float,
     budget: int = 0,
+    check: Callable[[], None] = lambda: None,
 ) -> Any:
-    """Send one request to the worker and wait for its reply, watching it once it is ready."""
-    worker = _current_worker()
-    worker.requests.send((kind, str(target), payload))
-    try:
-        message = _await(worker, board, None, STARTUP_FACTOR * limit)
-        if message != READY:  # a call whose module could not be imported
-            return message
-        return _await(worker, board, _Watch(watchdog, limit, board, budget), 0.0)
-    except KeyboardInterrupt:
-        _stop_worker()
-        raise
-    except KernelError:
-        _stop_worker()
-        raise
-    except (EOFError, OSError) as error:  # the worker died between the poll and the reply
-        message = _crashed(worker, board)
-        _stop_worker()
-        raise KernelError(message) from error
+    """Send one request to the worker and wait for its reply, watching it once it is ready.
 
-
-@contextmanager
-def _shared(arrays: dict[str, np.ndarray | None], cores: int) -> Iterator[dict[str, Any]]:
-    """Shared-memory copies of ``arrays`` and a zeroed progress board, unlinked on exit."""
-    with ExitStack() as stack:
-        blocks: dict[str, SharedMemory] = {}
-        for role, array in arrays.items():
-            if array is None:
-                continue
-            block = SharedMemory(create=True, size=max(array.nbytes, 1))
-            stack.callback(block.unlink)
-            stack.callback(block.close)
-            np.ndarray(array.shape, array.dtype, buffer=block.buf)[...] = array
-            blocks[role] = block
-        board_block = SharedMemory(create=True, size=PROGRESS_DTYPE.itemsize * max(cores, 1))
-        stack.callback(board_block.unlink)
-        stack.callback(board_block.close)
-        board = np.ndarray(max(cores, 1), PROGRESS_DTYPE, buffer=board_block.buf)
-        board[...] = np.zeros(board.size, PROGRESS_DTYPE)
-        state = {"blocks": blocks, "board": board, "board_block": board_block}
+    Threads take turns. ``check`` runs when the reply has come, still in turn: a
+    :class:`KernelError` it raises stops the worker, as a crash does.
+    """
+    with _requests:
+        worker = _current_worker()
         try:
-            yield state
-        finally:
-            state.clear()  # no view of a block may outlive it: close() refuses while one does
-            del board
+            worker.requests.send((kind, str(target), payload))
+            message = _await(worker, board, None, STARTUP_FACTOR * limit)
+            if message != READY:  # a call whose module could not be imported
+                return message
+            reply = _await(worker, board, _Watch(watchdog, limit, board, budget), 0.0)
+            check()
+            return reply
+        except (KeyboardInterrupt, KernelError):
+            _stop_worker()
+            raise
+        except (EOFError, OSError) as error:  # the worker died between the poll and the reply
+            message = _crashed(worker, board)
+            _stop_worker()
+            raise KernelError(message) from error
+
+
+def _check_strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> None:
+    """Raise :class:`KernelError` if a launch wrote outside its output.
+
+    The findings are :func:`~mishgrad.kernel.shared_tensors.strays`'s; raised inside
+    :func:`_call`'s turn, the error stops the worker, whose memory a raw write may have hit too.
+    """
+    found = strays(blocks, arrays)
+    if found:
+        raise KernelError(
+            "the kernel wrote " + "; and ".join(found) + ". No AscendC call wrote there (the "
+            "twin checks those): a raw pointer did, from GetPhyAddr or arithmetic on a GM_ADDR. "
+            "On an NPU such a write corrupts whatever lies there. The notebook is unharmed; "
+            "fix the copy and run the cell again"
+        )
 
 
 def call(function: Callable[..., Any], *arguments: Any, watchdog: Watchdog = Watchdog()) -> Any:
@@ -354,17 +363,19 @@ def launch(
     Raises
     ------
     KernelError
-        If the kernel crashed, stalled or made more AscendC calls than its tiles can need (the
-        worker is stopped).
+        If the kernel crashed, stalled, made more AscendC calls than its tiles can need, or
+        wrote outside ``out`` (:func:`~mishgrad.kernel.shared_tensors.strays`); the worker is
+        stopped.
     KeyboardInterrupt
         Raised again after the worker is stopped.
 
     """
     cores = int(tiling_data.blockDim)
-    with _shared({**arrays, "out": out}, cores) as shared:
+    sent = {role: array for role, array in {**arrays, "out": out}.items() if array is not None}
+    with shared_tensors(sent, cores) as (blocks, board_block):
         request = {
-            "blocks": {role: block.name for role, block in shared["blocks"].items()}
-            | {"progress": shared["board_block"].name},
+            "blocks": {role: (block.name, GUARD_BYTES) for role, block in blocks.items()}
+            | {"progress": (board_block.name, 0)},
             "dtype": dtype,
             "tiling": bytes(tiling_data),
             "config": bytes(config),
@@ -373,7 +384,7 @@ def launch(
         tiles = max(tiling_data.bigTileNum, tiling_data.smallTileNum, tiling_data.lastTileNum)
         budget = watchdog.calls_for(int(tiles))
         limit = watchdog.limit_for(out.size)
-        reply = _call("launch", path, request, shared["board"], watchdog, limit, budget)
-        block = shared["blocks"]["out"]
-        out[...] = np.ndarray(out.shape, out.dtype, buffer=block.buf)
+        board, check = partial(progress, board_block, cores), partial(_check_strays, blocks, sent)
+        reply = _call("launch", path, request, board, watchdog, limit, budget, check)
+        out[...] = tensor(blocks["out"], out)
         return reply

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation, tiling
 from .isolation import KernelError, Watchdog
+from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .source import KERNEL_DIR
 from .twin_abi import TRACE_DTYPE, TilingData, TraceEvent, TwinConfig
@@ -41,18 +43,25 @@ ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
 #: The environment variable that chooses the numerics model when a launch does not.
 NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
 
+_in_process = threading.Lock()  # one in-process launch at a time, with what it left behind
 
-def runs_isolated(kernel_dir: Path | None, isolated: bool | None = None) -> bool:
+
+def runs_isolated(
+    kernel_dir: Path | None, isolated: bool | None = None, *, plan_supplied: bool = False
+) -> bool:
     """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
     ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
     than the repository's ``kernel/``) runs isolated, so that an endless loop or a crash in an
-    edit cannot take the notebook down; the project's own kernel, tested under
-    AddressSanitizer, runs in this process, where its trace and timings cost nothing extra.
+    edit cannot take the notebook down, and so does a launch with a plan the caller supplied
+    (``plan_supplied``: notebooks break plans on purpose). The project's own kernel with its
+    own plan, tested under AddressSanitizer, runs in this process, where its trace and timings
+    cost nothing extra.
     """
     if isolated is not None:
         return isolated
-    return kernel_dir is not None and Path(kernel_dir).resolve() != KERNEL_DIR.resolve()
+    learners = kernel_dir is not None and Path(kernel_dir).resolve() != KERNEL_DIR.resolve()
+    return learners or plan_supplied
 
 
 def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
@@ -239,7 +248,9 @@ def run_kernel(
     trace
         Record every AscendC call (returned in :attr:`KernelRun.trace`).
     plan
-        A tiling plan to use instead of the C++ tiling's (for experiments in notebooks).
+        A tiling plan to use instead of the C++ tiling's (for experiments in notebooks):
+        checked first (:func:`~mishgrad.kernel.plan_check.check_plan`), and run isolated unless
+        ``isolated`` is False.
     out
         A C-contiguous array of x's dtype and size to write into (default: a new one).
     numerics
@@ -250,7 +261,7 @@ def run_kernel(
         scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
     isolated
         Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of
-        ``kernel/``, not for the repository's own (:func:`runs_isolated`).
+        ``kernel/`` or with a ``plan``, not for the repository's own (:func:`runs_isolated`).
     watchdog
         When an isolated launch that does not finish is stopped (default: :class:`Watchdog`).
 
@@ -258,10 +269,13 @@ def run_kernel(
     ------
     KernelError
         If the kernel breaks a hardware rule (the message names the AscendC call), or, run
-        isolated, crashes, stalls or runs out of time (the message says which).
+        isolated, crashes, stalls, runs out of time or writes outside ``out`` through a raw
+        pointer (the message says which).
     ValueError
-        For mismatched dtypes or sizes, unsupported dtypes, an empty input or an unknown
-        numerics model.
+        For mismatched dtypes or sizes, unsupported dtypes, an empty input, an unknown
+        numerics model or a plan that does not describe the arrays (see ``plan``).
+    TypeError
+        If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
 
     """
     model = NUMERICS_MODELS.index(numerics_model(numerics))
@@ -274,7 +288,9 @@ def run_kernel(
     tanhx_flat = None if tanhx is None else _contiguous("tanhx", tanhx, dtype, x.size)
     chip = platform(on)
     core_count = chip.vector_cores if cores is None else cores
-    isolate = runs_isolated(kernel_dir, isolated)
+    if plan is not None:
+        check_plan(plan, x, tanhx is not None, chip)
+    isolate = runs_isolated(kernel_dir, isolated, plan_supplied=plan is not None)
     path = library_path(kernel_dir, dtype_name(dtype))  # built once, for tiling and launch
     if plan is None:
         arguments = (
@@ -315,17 +331,18 @@ def run_kernel(
         events = np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
         return KernelRun(out.reshape(x.shape), plan, events, log)
     lib = _load(path)
-    status = lib.mishgrad_twin_launch(
-        code,
-        grad_flat.ctypes.data,
-        x_flat.ctypes.data,
-        None if tanhx_flat is None else tanhx_flat.ctypes.data,
-        out.ctypes.data,
-        ctypes.byref(TilingData.from_plan(plan)),
-        ctypes.byref(config),
-    )
-    log = lib.mishgrad_twin_log().decode()
+    with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
+        status = lib.mishgrad_twin_launch(
+            code,
+            grad_flat.ctypes.data,
+            x_flat.ctypes.data,
+            None if tanhx_flat is None else tanhx_flat.ctypes.data,
+            out.ctypes.data,
+            ctypes.byref(TilingData.from_plan(plan)),
+            ctypes.byref(config),
+        )
+        log, error = lib.mishgrad_twin_log().decode(), lib.mishgrad_twin_last_error().decode()
+        events = _trace(lib) if trace else np.empty(0, TRACE_DTYPE)
     if status != 0:
-        raise KernelError(lib.mishgrad_twin_last_error().decode(), log)
-    events = _trace(lib) if trace else np.empty(0, TRACE_DTYPE)
+        raise KernelError(error, log)
     return KernelRun(out.reshape(x.shape), plan, events, log)

@@ -4,6 +4,8 @@ The parent sends one request at a time through a pipe: a tiling, a launch, or a 
 module's function. The worker answers :data:`READY` once it has loaded the library (or imported
 the module), which starts the parent's watchdog, and then the result. The tensors of a launch
 are shared-memory blocks the parent made: the kernel writes the very bytes the parent reads.
+Each tensor starts at an offset into its block, past a guard
+(:mod:`mishgrad.kernel.shared_tensors`).
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ def _attach(name: str) -> SharedMemory:
     return memory
 
 
-def _address(memory: SharedMemory, keep: list[Any]) -> int:
+def _address(memory: SharedMemory, offset: int, keep: list[Any]) -> int:
     buffer = (ctypes.c_char * memory.size).from_buffer(memory.buf)
     keep.append(buffer)
-    return ctypes.addressof(buffer)
+    return ctypes.addressof(buffer) + offset
 
 
 def _tiling(library: ctypes.CDLL, arguments: tuple[int, ...]) -> tuple[int, bytes]:
@@ -49,9 +51,10 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
     memories: dict[str, SharedMemory] = {}
     buffers: list[Any] = []
     try:
-        for role, name in request["blocks"].items():
+        pointers: dict[str, int] = {}
+        for role, (name, offset) in request["blocks"].items():  # a tensor starts past its guard
             memories[role] = _attach(name)
-        pointers = {role: _address(memory, buffers) for role, memory in memories.items()}
+            pointers[role] = _address(memories[role], offset, buffers)
         board = memories["progress"]
         library.mishgrad_twin_set_progress(
             pointers["progress"], board.size // PROGRESS_DTYPE.itemsize

@@ -1,0 +1,136 @@
+"""A tiling plan a caller passes to ``run_kernel``, checked against the arrays it is to run on.
+
+Notebook 06 launches the kernel with plans of its own choosing, some broken on purpose
+(:func:`mishgrad.kernel.twin.run_kernel`'s ``plan``). The twin's checks of AscendC calls stop
+most broken plans with a message that names the call, but they trust a few fields: the twin
+bounds-checks accesses against tensors of ``totalLength`` elements and starts ``blockDim``
+threads, and no check sees a write that never happens. :func:`check_plan` refuses the plans
+those fields would make unsafe or silently wrong, naming the field and why; the plan's
+arithmetic is :mod:`mishgrad.kernel.tiling`'s.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Final
+
+import numpy as np
+
+from . import tiling
+from .platforms import Platform
+from .twin_abi import TilingData
+
+#: The fields of each kind of core: (length, tile count, tail), as the kernel's Init picks them.
+_CORE_FIELDS: Final = {
+    "big": ("bigCoreLength", "bigTileNum", "bigTailLength"),
+    "small": ("smallCoreLength", "smallTileNum", "smallTailLength"),
+    "last": ("lastCoreLength", "lastTileNum", "lastTailLength"),
+}
+
+
+def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> None:
+    """Refuse a supplied plan that the twin cannot check safely, or that leaves output unwritten.
+
+    The twin bounds-checks the kernel's accesses against tensors of ``plan.totalLength``
+    elements and starts ``blockDim`` threads, so those must be the arrays' length and the
+    platform's cores; each buffer must fit the UB (the kernel's byte counts are 32-bit); and
+    the cores' slices and tiles must reach every element, since no check sees a write that
+    never happens. A plan that reaches *past* a slice or the tensor is left to the twin's
+    bounds checks, which name the AscendC call (notebook 06 shows them).
+
+    Raises
+    ------
+    TypeError
+        If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
+    ValueError
+        Naming the first field that is wrong, and why.
+
+    """
+    if not isinstance(plan, tiling.TilingPlan):
+        raise TypeError(f"plan must be a TilingPlan, not {type(plan).__name__}")
+    for name, ctype in TilingData._fields_:
+        _check_field(name, getattr(plan, name), 8 * ctypes.sizeof(ctype))
+    n = x.size
+    if plan.totalLength != n:
+        raise ValueError(
+            f"plan.totalLength is {plan.totalLength}, but x has {n} elements: the twin would "
+            f"check the kernel's accesses against tensors of {plan.totalLength}"
+        )
+    if not 1 <= plan.blockDim <= chip.vector_cores:
+        raise ValueError(
+            f"plan.blockDim is {plan.blockDim}; a launch on the {chip.name} uses 1 to "
+            f"{chip.vector_cores} vector cores"
+        )
+    if plan.bigCoreNum > plan.blockDim:
+        raise ValueError(
+            f"plan.bigCoreNum is {plan.bigCoreNum}, more than its blockDim ({plan.blockDim})"
+        )
+    if plan.hasTanhx != int(has_tanhx):
+        given = "tanhx was given" if has_tanhx else "no tanhx was given"
+        raise ValueError(f"plan.hasTanhx is {plan.hasTanhx}, but {given}")
+    _check_tile_length(plan, x.dtype.itemsize, chip)
+    _check_slices(plan, n)
+
+
+def _check_field(name: str, value: object, bits: int) -> None:
+    if not isinstance(value, (int, np.integer)):
+        raise ValueError(f"plan.{name} is {value!r}, not an integer")
+    if not 0 <= value < 2**bits:
+        raise ValueError(f"plan.{name} is {value}, not a {bits}-bit unsigned integer")
+
+
+def _check_tile_length(plan: tiling.TilingPlan, dtype_size: int, chip: Platform) -> None:
+    """Each of the kernel's buffers alone must fit the UB (TPipe::InitBuffer checks them all)."""
+    if plan.tileLength == 0:
+        raise ValueError("plan.tileLength is 0; a tile holds at least one element")
+    buffers = tiling.budget(dtype_size, bool(plan.hasTanhx))
+    largest = max(buffers, key=lambda buffer: buffer.bytes_for(plan.tileLength))
+    needs = largest.bytes_for(plan.tileLength)
+    if needs > chip.ub_bytes:
+        raise ValueError(
+            f"plan.tileLength is {plan.tileLength}: the kernel's {largest.name} alone would need "
+            f"{needs} bytes, more than the {chip.name}'s {chip.ub_bytes} bytes of UB"
+        )
+
+
+def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
+    """Every element of the n must lie in a core's slice, and in one of that core's tiles."""
+    big, cores = plan.bigCoreNum, plan.blockDim
+    kinds = {"big": big > 0, "small": cores - 1 > big, "last": big < cores}  # as core_slices
+    for kind in (kind for kind, used in kinds.items() if used):
+        length_field = _CORE_FIELDS[kind][0]
+        length = getattr(plan, length_field)
+        if length > n:
+            raise ValueError(f"plan.{length_field} is {length}, more than x's {n} elements")
+        _check_tiles(plan, kind, length)
+    start, length = plan.core_slices()[-1]
+    if start + length < n:
+        field = _CORE_FIELDS["last" if kinds["last"] else "big"][0]
+        raise ValueError(
+            f"plan.{field} is {length}: the cores' slices end at element {start + length}, so "
+            f"the last {n - start - length} elements of x would never be written"
+        )
+
+
+def _check_tiles(plan: tiling.TilingPlan, kind: str, length: int) -> None:
+    """A core's tiles must reach the end of its slice; if they stop short, name the field.
+
+    The field is the tile count or the tail, whichever is short of what
+    :mod:`~mishgrad.kernel.tiling` makes of the slice.
+    """
+    _, count_field, tail_field = _CORE_FIELDS[kind]
+    count, tail, tile = getattr(plan, count_field), getattr(plan, tail_field), plan.tileLength
+    if tail > tile:
+        raise ValueError(f"plan.{tail_field} is {tail}, longer than its tileLength ({tile})")
+    covered = (count - 1) * tile + tail if count else 0
+    if covered >= length:
+        return  # a tile that reaches past the slice is the twin's to stop
+    wanted_count, wanted_tail = tiling._tiles(length, tile)
+    field, wanted = (
+        (count_field, wanted_count) if count < wanted_count else (tail_field, wanted_tail)
+    )
+    raise ValueError(
+        f"plan.{field} is {getattr(plan, field)}, not {wanted}: a {kind} core's tiles end at "
+        f"element {covered} of its {length}, so {length - covered} elements would never be "
+        "written"
+    )

@@ -1,0 +1,105 @@
+"""The tensors of an isolated launch, in shared memory, each between two guards.
+
+:mod:`mishgrad.kernel.isolation` copies a launch's tensors into shared-memory blocks that its
+worker process (:mod:`mishgrad.kernel.worker`) hands the kernel, and reads the output back
+from them. The twin checks every access an AscendC call makes; a write through a raw pointer
+(``GetPhyAddr()``, or arithmetic on a ``GM_ADDR``) it cannot see. So each tensor starts
+:data:`GUARD_BYTES` into its block, between two guards of a known pattern, and after the launch
+:func:`strays` finds the guards a raw write a few elements outside a tensor changed, and the
+inputs' bytes it changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from multiprocessing.shared_memory import SharedMemory
+from typing import Final
+
+import numpy as np
+
+from .twin_abi import PROGRESS_DTYPE
+
+#: Bytes of the guards before and after each tensor, where the tensor starts in its block: a
+#: page, so that the tensor is as aligned as the block itself.
+GUARD_BYTES: Final = 4096
+#: The guards' pattern: no value a kernel computes in float32, float16 or bfloat16 is likely
+#: to repeat it.
+_GUARD: Final = np.frombuffer(b"\xa5\x5a\xc3\x7f" * (GUARD_BYTES // 4), np.uint8)
+
+
+def tensor(block: SharedMemory, like: np.ndarray) -> np.ndarray:
+    """The tensor of ``like``'s shape and dtype in ``block``, between its guards."""
+    return np.ndarray(like.shape, like.dtype, buffer=block.buf, offset=GUARD_BYTES)
+
+
+def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> list[str]:
+    """Where a launch wrote outside its output: each tensor's guards, and the inputs' bytes.
+
+    ``arrays`` are the tensors as sent (``out`` among them); each finding names the tensor,
+    the side and how many bytes.
+    """
+    found = []
+    for role, array in arrays.items():
+        raw = np.ndarray(blocks[role].size, np.uint8, buffer=blocks[role].buf)
+        before = np.flatnonzero(raw[:GUARD_BYTES] != _GUARD)
+        after = np.flatnonzero(raw[GUARD_BYTES + array.nbytes :] != _GUARD)
+        if before.size:
+            found.append(
+                f"before the start of {role}: {GUARD_BYTES - before[0]} bytes before "
+                "its first element changed"
+            )
+        if after.size:
+            found.append(
+                f"past the end of {role}: {after[-1] + 1} bytes after its last element changed"
+            )
+        if role == "out":
+            continue
+        rows = (-1, array.itemsize)
+        sent, now = array.view(np.uint8).reshape(rows), tensor(blocks[role], array)
+        changed = np.flatnonzero((now.view(np.uint8).reshape(rows) != sent).any(axis=1))
+        if changed.size:
+            found.append(
+                f"into the input {role}: {changed.size * array.itemsize} bytes of it "
+                f"changed ({changed.size} elements, the first at index {changed[0]})"
+            )
+    return found
+
+
+def progress(board: SharedMemory, cores: int) -> np.ndarray:
+    """A copy of the progress board in ``board``, one ``twin::ProgressSlot`` per core.
+
+    A copy, never a view: numpy does not keep a block mapped, so a view that outlived the
+    block (in a traceback's frames, say) would read unmapped memory when printed.
+    """
+    return np.frombuffer(board.buf, PROGRESS_DTYPE, count=max(cores, 1)).copy()
+
+
+def _guarded(array: np.ndarray, stack: ExitStack) -> SharedMemory:
+    """A block holding ``array`` between two guards; closed and unlinked when ``stack`` exits."""
+    block = _block(array.nbytes + 2 * GUARD_BYTES, stack)
+    raw = np.ndarray(block.size, np.uint8, buffer=block.buf)
+    raw[:GUARD_BYTES] = raw[-GUARD_BYTES:] = _GUARD
+    tensor(block, array)[...] = array
+    return block
+
+
+def _block(size: int, stack: ExitStack) -> SharedMemory:
+    block = SharedMemory(create=True, size=size)  # zero-filled
+    stack.callback(block.unlink)
+    stack.callback(block.close)
+    return block
+
+
+@contextmanager
+def shared_tensors(
+    arrays: dict[str, np.ndarray], cores: int
+) -> Iterator[tuple[dict[str, SharedMemory], SharedMemory]]:
+    """Blocks holding ``arrays`` (by role) and a zeroed progress board, unlinked on exit.
+
+    Each tensor starts :data:`GUARD_BYTES` into its block, between two guards; no view of a
+    block is kept (see :func:`progress`).
+    """
+    with ExitStack() as stack:
+        blocks = {role: _guarded(array, stack) for role, array in arrays.items()}
+        yield blocks, _block(PROGRESS_DTYPE.itemsize * max(cores, 1), stack)
