@@ -20,10 +20,12 @@ from census_tool import cell_census
 from rules.shared import (
     ROOT,
     Rule,
+    both_editions,
     chinese_notebooks,
     code_cells,
     english_notebooks,
     every,
+    in_each,
     notebook,
     on_a_copy,
     planted_file,
@@ -217,42 +219,43 @@ RULES = [
         _stray_and_gap,
         ("notebooks/Intro.ipynb is not named", "not from 00 without a gap"),
     ),
-    Rule(
+    in_each(
         "every notebook opens with its goals, prerequisites and run time, and has a summary "
         "and exercises",
-        lambda: every(opening_problems, english_notebooks()),
-        on_a_copy(opening_problems, _no_prerequisites_or_exercises),
+        opening_problems,
+        _no_prerequisites_or_exercises,
         ("the opening lacks 'Prerequisites'", "no 'Exercise'"),
     ),
-    Rule(
+    in_each(
         "every notebook is stored executed top to bottom, without errors or unfinished code",
-        lambda: every(execution_problems, english_notebooks()),
-        on_a_copy(execution_problems, _run_out_of_order_with_an_error_and_a_todo),
+        execution_problems,
+        _run_out_of_order_with_an_error_and_a_todo,
         ("not stored executed top to bottom", "stored an error", "is unfinished"),
     ),
-    Rule(
+    in_each(
         "only cells whose output varies are left out of nbval",
-        lambda: every(nbval_problems, english_notebooks()),
-        on_a_copy(nbval_problems, _ignored_without_reason),
+        nbval_problems,
+        _ignored_without_reason,
         ("left out of nbval",),
     ),
-    Rule(
+    in_each(
         "every lesson stays within cell_census's limits of cells and markdown words",
-        lambda: every(lesson_problems, english_notebooks()),
-        on_a_copy(lesson_problems, _sixty_more_cells),
+        lesson_problems,
+        _sixty_more_cells,
         ("cells, more than", "markdown words, more than"),
     ),
-    Rule(
+    in_each(
         "at least half of every notebook's non-plumbing code cells compute in the open",
-        lambda: every(share_problems, english_notebooks()),
-        on_a_copy(share_problems, _helpers_only),
+        share_problems,
+        _helpers_only,
         ("compute in the open, less than 50%",),
     ),
-    Rule(
+    in_each(
         "no code cell of either edition is longer than cell_census.MAX_CODE_LINES",
-        lambda: every(long_cells, english_notebooks() + chinese_notebooks()),
-        on_a_copy(long_cells, _a_long_cell),
+        long_cells,
+        _a_long_cell,
         (f"has {cell_census.MAX_CODE_LINES + 1} lines",),
+        notebooks=both_editions,
     ),
     Rule(
         "the Reference section of every notebook of both editions is last and collapsed",

@@ -55,7 +55,7 @@ def _numbers(text: str) -> Counter[str]:
 
 
 def cross_links(en: str, zh: str) -> list[str]:
-    """Each README links the other in its first lines."""
+    """README.md and README.zh-CN.md link each other at the top."""
     problems = []
     if "中文版: [README.zh-CN.md](README.zh-CN.md)" not in _head(en):
         problems.append(f"{EN} does not link {ZH} at the top")
@@ -65,7 +65,7 @@ def cross_links(en: str, zh: str) -> list[str]:
 
 
 def notebook_links(en: str, zh: str) -> list[str]:
-    """Both learning paths link every notebook in order, the Chinese one the Chinese notebooks."""
+    """Both READMEs link every notebook in order, README.zh-CN.md the Chinese ones."""
     book = [f"notebooks/{path.name}" for path in english_notebooks()]
     en_path = NOTEBOOK_LINK.findall(_learning_path(_section(en, "Learning path")))
     zh_path = NOTEBOOK_LINK.findall(_learning_path(_section(zh, "学习路径")))
@@ -87,7 +87,10 @@ def notebook_links(en: str, zh: str) -> list[str]:
 
 
 def make_targets(en: str, zh: str) -> list[str]:
-    """Both READMEs name the same ``make`` targets, ``lab`` and ``test`` among them."""
+    """Both READMEs name the same make targets.
+
+    ``lab`` and ``test`` among them.
+    """
     en_targets, zh_targets = set(MAKE_TARGET.findall(en)), set(MAKE_TARGET.findall(zh))
     problems = [f"{EN} does not name make {t}" for t in sorted({"lab", "test"} - en_targets)]
     problems += [f"{ZH} does not name make {t}" for t in sorted(en_targets - zh_targets)]
@@ -106,17 +109,26 @@ def _same(pattern: re.Pattern[str], what: str, en: str, zh: str) -> list[str]:
 
 
 def commands(en: str, zh: str) -> list[str]:
-    """The ``bash`` blocks (the two commands) are the same in both."""
+    """Both READMEs give the same two commands.
+
+    The ``bash`` blocks are the same in both.
+    """
     return _same(COMMANDS, "```bash blocks", en, zh)
 
 
 def images(en: str, zh: str) -> list[str]:
-    """Both show the same images, in the same order."""
+    """Both READMEs show the same images.
+
+    In the same order.
+    """
     return _same(IMAGE_LINK, "images", en, zh)
 
 
 def numbers(en: str, zh: str) -> list[str]:
-    """Every number of the compared sections, as often as in English ("4 Exp, 4 Div": two 4s)."""
+    """README.zh-CN.md carries over every number of the learning path and the accuracy table.
+
+    As often as in English ("4 Exp, 4 Div": two 4s).
+    """
     problems = []
     for en_heading, zh_heading, part in NUMBERED:
         en_numbers = _numbers(part(_section(en, en_heading)))
@@ -130,7 +142,7 @@ def numbers(en: str, zh: str) -> list[str]:
 
 
 def sections(en: str, zh: str) -> list[str]:
-    """One Chinese section per English one, and the Chinese README's glossary."""
+    """README.zh-CN.md has one section per English section, and a glossary."""
     en_count, zh_count = (len(re.findall(r"^## ", readme, re.M)) for readme in (en, zh))
     if zh_count == en_count + 1:
         return []
@@ -144,6 +156,23 @@ def _readmes(core: Callable[[str, str], list[str]], en: str = "", zh: str = "") 
     return core(en or text(ROOT / EN), zh or text(ROOT / ZH))
 
 
+def _compared(
+    core: Callable[[str, str], list[str]], side: str, plant: Callable[[], str], expect: str
+) -> Rule:
+    """The rule the two READMEs keep that ``core``'s docstring states, as its name.
+
+    Its planted fault: the ``side`` README (``"en"`` or ``"zh"``) replaced by ``plant()``.
+    """
+    name = core.__doc__.split("\n")[0].strip().rstrip(".")
+    return Rule(
+        name, lambda: _readmes(core), lambda _tmp: _readmes(core, **{side: plant()}), (expect,)
+    )
+
+
+def _without_english_link() -> str:
+    return text(ROOT / ZH).replace("English: [README.md](README.md)", "")
+
+
 def _new_notebook() -> str:
     row = "| [12 New](notebooks/12_new.ipynb) | new |\n| [11 Shipping"
     return text(ROOT / EN).replace("| [11 Shipping", row)
@@ -154,51 +183,28 @@ def _accuracy_changed() -> str:
     return text(ROOT / EN).replace(accuracy, accuracy.replace("99.9 %", "99.95 %"))
 
 
+def _make_docs() -> str:
+    return text(ROOT / EN) + " make docs"
+
+
+def _bench_in_the_commands() -> str:
+    return text(ROOT / ZH).replace("```bash\n", "```bash\nmake bench\n", 1)
+
+
+def _new_image() -> str:
+    return text(ROOT / EN) + "\n![new](docs/_static/new.png)\n"
+
+
+def _new_section() -> str:
+    return text(ROOT / EN) + "\n## Planted\n"
+
+
 RULES = [
-    Rule(
-        "README.md and README.zh-CN.md link each other at the top",
-        lambda: _readmes(cross_links),
-        lambda _tmp: _readmes(
-            cross_links, zh=text(ROOT / ZH).replace("English: [README.md](README.md)", "")
-        ),
-        ("README.zh-CN.md does not link README.md",),
-    ),
-    Rule(
-        "both READMEs link every notebook in order, README.zh-CN.md the Chinese ones",
-        lambda: _readmes(notebook_links),
-        lambda _tmp: _readmes(notebook_links, en=_new_notebook()),
-        ("12_new",),
-    ),
-    Rule(
-        "both READMEs name the same make targets",
-        lambda: _readmes(make_targets),
-        lambda _tmp: _readmes(make_targets, en=text(ROOT / EN) + " make docs"),
-        ("does not name make docs",),
-    ),
-    Rule(
-        "both READMEs give the same two commands",
-        lambda: _readmes(commands),
-        lambda _tmp: _readmes(
-            commands, zh=text(ROOT / ZH).replace("```bash\n", "```bash\nmake bench\n", 1)
-        ),
-        ("```bash blocks are",),
-    ),
-    Rule(
-        "both READMEs show the same images",
-        lambda: _readmes(images),
-        lambda _tmp: _readmes(images, en=text(ROOT / EN) + "\n![new](docs/_static/new.png)\n"),
-        ("docs/_static/new.png",),
-    ),
-    Rule(
-        "README.zh-CN.md carries over every number of the learning path and the accuracy table",
-        lambda: _readmes(numbers),
-        lambda _tmp: _readmes(numbers, en=_accuracy_changed()),
-        ("'精度一览' lacks ['99.95']",),
-    ),
-    Rule(
-        "README.zh-CN.md has one section per English section, and a glossary",
-        lambda: _readmes(sections),
-        lambda _tmp: _readmes(sections, en=text(ROOT / EN) + "\n## Planted\n"),
-        ("one per English section",),
-    ),
+    _compared(cross_links, "zh", _without_english_link, "README.zh-CN.md does not link README.md"),
+    _compared(notebook_links, "en", _new_notebook, "12_new"),
+    _compared(make_targets, "en", _make_docs, "does not name make docs"),
+    _compared(commands, "zh", _bench_in_the_commands, "```bash blocks are"),
+    _compared(images, "en", _new_image, "docs/_static/new.png"),
+    _compared(numbers, "en", _accuracy_changed, "'精度一览' lacks ['99.95']"),
+    _compared(sections, "en", _new_section, "one per English section"),
 ]

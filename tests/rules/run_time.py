@@ -24,9 +24,8 @@ from rules.shared import (
     Rule,
     code_cells,
     english_notebooks,
-    every,
+    in_each,
     notebook,
-    on_a_copy,
     source,
     text,
     where,
@@ -149,10 +148,10 @@ RULES = [
         ("README.zh-CN.md: does not state", "README.zh-CN.md: 'Each notebook runs in"),
         stale=True,
     ),
-    Rule(
+    in_each(
         "every lesson ends with the cell that times its run",
-        lambda: every(untimed, english_notebooks()),
-        on_a_copy(untimed, _no_timed_run),
+        untimed,
+        _no_timed_run,
         ("the lesson's last code cell times []",),
     ),
 ]

@@ -83,6 +83,11 @@ def chinese_notebooks(root: Path = ROOT) -> list[Path]:
     return sorted((root / "notebooks" / LANGUAGE).glob("[0-9][0-9]_*.ipynb"))
 
 
+def both_editions() -> list[Path]:
+    """Every notebook of both editions: the English ones, then the Chinese ones."""
+    return english_notebooks() + chinese_notebooks()
+
+
 def translated(english: Path) -> Path:
     """The Chinese notebook generated from ``english``."""
     return english.parent / LANGUAGE / english.name
@@ -123,3 +128,33 @@ def on_a_copy(
 ) -> Callable[[Path], list[str]]:
     """A planted variant: ``core`` on a copy of the notebook at ``path``, edited by ``edit``."""
     return lambda tmp: core(planted_notebook(tmp, path, edit))
+
+
+def in_each(
+    name: str,
+    core: Core,
+    edit: Callable[[dict], object],
+    expect: tuple[str, ...],
+    notebooks: Callable[[], list[Path]] = english_notebooks,
+    planted: Path = PLANTED,
+    stale: bool = False,
+) -> Rule:
+    """The rule ``name`` that each of ``notebooks()`` keeps: ``core`` finds no problem in any.
+
+    Its planted fault is ``edit`` on a copy of the notebook at ``planted``.
+    """
+    return Rule(
+        name, lambda: every(core, notebooks()), on_a_copy(core, edit, planted), expect, stale
+    )
+
+
+def in_each_translation(
+    name: str, core: Core, edit: Callable[[dict], object], expect: tuple[str, ...]
+) -> Rule:
+    """:func:`in_each` over the Chinese notebooks, one per English notebook, a stale rule.
+
+    A missing Chinese notebook is a failure; the fault is planted in the Chinese copy of
+    :data:`PLANTED`.
+    """
+    chinese = [translated(path) for path in english_notebooks()]
+    return in_each(name, core, edit, expect, lambda: chinese, translated(PLANTED), stale=True)

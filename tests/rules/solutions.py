@@ -24,15 +24,14 @@ from mishgrad.book import i18n
 from rules.shared import (
     PLANTED,
     Rule,
-    chinese_notebooks,
     english_notebooks,
     english_of,
     every,
+    in_each,
+    in_each_translation,
     notebook,
-    on_a_copy,
     planted_notebook,
     source,
-    translated,
     where,
 )
 
@@ -262,24 +261,22 @@ RULES = [
             "follows no exercise",
         ),
     ),
-    Rule(
+    in_each_translation(
         "every Chinese exercise has its collapsed worked solution below it, stored correct",
-        lambda: every(solution_problems, chinese_notebooks()),
-        on_a_copy(solution_problems, _set_verdict("correct"), translated(PLANTED)),
+        solution_problems,
+        _set_verdict("correct"),
         ("the stored verdict is 'correct', not correct",),
-        stale=True,
     ),
-    Rule(
+    in_each_translation(
         "the two editions have the same worked solutions",
-        lambda: every(edition_differences, chinese_notebooks()),
-        on_a_copy(edition_differences, _untagged, translated(PLANTED)),
+        edition_differences,
+        _untagged,
         ("worked solutions ['solution-03-2'], the English",),
-        stale=True,
     ),
-    Rule(
+    in_each(
         "every notebook after the on-ramp has worked solutions",
-        lambda: every(solutionless, english_notebooks()),
-        on_a_copy(solutionless, _no_solutions),
+        solutionless,
+        _no_solutions,
         ("has no worked solutions",),
     ),
 ]

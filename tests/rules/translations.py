@@ -24,9 +24,9 @@ from rules.shared import (
     code_cells,
     english_notebooks,
     english_of,
-    every,
+    in_each,
+    in_each_translation,
     notebook,
-    on_a_copy,
     planted_file,
     planted_notebook,
     source,
@@ -235,10 +235,10 @@ def _two_chains(tmp: Path) -> list[str]:
 
 
 RULES = [
-    Rule(
+    in_each(
         "every English markdown cell and notebook string has a current translation",
-        lambda: every(translation_problems, english_notebooks()),
-        on_a_copy(translation_problems, _author_edit),
+        translation_problems,
+        _author_edit,
         (
             "the English changed since its translation",
             "not translated: 'A sentence nobody translated: {0}'",
@@ -259,19 +259,17 @@ RULES = [
         ("is out of date",),
         stale=True,
     ),
-    Rule(
+    in_each_translation(
         "the Chinese notebooks' code is the language cell, then the English code",
-        lambda: every(code_problems, CHINESE),
-        on_a_copy(code_problems, _chinese_code_edited, translated(PLANTED)),
+        code_problems,
+        _chinese_code_edited,
         ("code cells differ from the English ones",),
-        stale=True,
     ),
-    Rule(
+    in_each_translation(
         "the Chinese notebooks' stored outputs hold no English prose",
-        lambda: every(english_prose, CHINESE),
-        on_a_copy(english_prose, _english_output, translated(PLANTED)),
+        english_prose,
+        _english_output,
         ("This sentence stayed English",),
-        stale=True,
     ),
     Rule(
         "the scan of Chinese texts reads the translations, the README, the glossary and the site",
