@@ -14,7 +14,8 @@ writes. The parent waits in short steps, and:
   :attr:`Watchdog.stall` seconds (an endless loop that calls nothing), or when a core makes
   more AscendC calls than its tiles can need (:meth:`Watchdog.calls_for`: a loop that never
   advances). A launch whose cores keep calling is never stopped for its running time: after
-  :attr:`Watchdog.limit` seconds the parent says once that it is still running;
+  :attr:`Watchdog.tell` seconds the parent says once that it is still running, with each
+  core's calls so far, and that Interrupt stops it;
 - a request without a progress board (a tiling, or :func:`call`) is stopped after
   :attr:`Watchdog.limit` seconds;
 - ``KeyboardInterrupt`` (JupyterLab's Interrupt) stops the worker at once and is raised
@@ -104,14 +105,17 @@ class Watchdog:
         AscendC calls one core of a launch may make; ``None``: :meth:`calls_for` its tiles.
     limit
         Seconds a tiling or a :func:`call` may take; ``None``: :meth:`limit_for` the input's
-        size. A launch whose cores still call AscendC is not stopped at the limit: the parent
-        says once that it is still running, and Interrupt stops it.
+        size. A launch is never stopped for its running time.
+    tell
+        Seconds after which a launch that still runs says so, once: each core's AscendC calls
+        so far, and that Interrupt stops it.
 
     """
 
     stall: float = 10.0
     calls: int | None = None
     limit: float | None = None
+    tell: float = 5.0
 
     def limit_for(self, elements: int) -> float:
         """The time limit for ``elements`` elements: 60 s, and 10 s more per million."""
@@ -169,6 +173,13 @@ def _stop_worker() -> None:
 atexit.register(_stop_worker)  # a worker never outlives the notebook's Python
 
 
+def _per_core(calls: np.ndarray, shown: int = 3) -> str:
+    """Each core's calls (the first ``shown`` cores, then the total): a progress line."""
+    listed = ", ".join(f"core {core}: {int(count):,}" for core, count in enumerate(calls[:shown]))
+    rest = f", … {int(calls.sum()):,} on all {calls.size} cores" if calls.size > shown else ""
+    return listed + rest
+
+
 def _cores(indices: np.ndarray, limit: int = 6) -> str:
     listed = ", ".join(map(str, indices[:limit]))
     return listed + (f" and {indices.size - limit} more" if indices.size > limit else "")
@@ -215,7 +226,7 @@ class _Watch:
     def look(self) -> None:
         """Raise :class:`KernelError` if the request must be stopped now.
 
-        A launch that runs past the limit while its cores still call AscendC is said so, once.
+        A launch that runs past :attr:`Watchdog.tell` is said to, once.
         """
         now = time.monotonic()
         if self.board is None:
@@ -246,11 +257,11 @@ class _Watch:
                 "never ends, such as a tile counter that never advances? The run was stopped "
                 "(Watchdog.calls sets the budget)"
             )
-        if now - self.start > self.limit and not self.told:
+        if now - self.start > self.watchdog.tell and not self.told:
             self.told = True
             print(
-                f"Still running after {self.limit:g} s; its cores are still calling AscendC "
-                f"({total:,} calls so far), so it is not stopped: Interrupt stops it.",
+                f"Still running after {self.watchdog.tell:g} s; AscendC calls so far: "
+                f"{_per_core(calls)}. It is not stopped while they rise: Interrupt stops it.",
                 flush=True,
             )
 
