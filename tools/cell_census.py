@@ -18,6 +18,12 @@ as many own operations as helper calls; otherwise it *calls helpers*. Formatting
 and displays count as neither. Run ``python tools/cell_census.py`` for the table (``-v``
 for each cell's verdict); ``tests/rules/notebooks.py`` holds every notebook to at least half
 computation cells.
+
+The lighter book (issue 29) asks more of a notebook: a lesson code cell is *plain* when it
+calls nothing of ``mishgrad`` (presentation aside) and no module beyond Python's own, NumPy,
+SymPy, mpmath, ml_dtypes and matplotlib (:func:`plain_share`; the ``plain`` column), and the
+notebooks made light keep the tighter limits ``LIGHT_*`` and :data:`PLAIN_FLOOR`
+(``tests/rules/light.py``).
 """
 
 from __future__ import annotations
@@ -43,6 +49,15 @@ MAX_CODE_LINES = 25
 PRESENTATION = {"report", "say", "fmt", "table", "source", "Markdown", "display"}
 #: Libraries whose calls are the computation itself, shown in the cell.
 NUMERIC = {"np", "numpy", "sp", "sympy", "math", "mpmath", "mp", "ctypes", "struct", "subprocess"}
+#: The lighter book's limits (issue 29), for the notebooks already made light (tests/rules):
+#: lesson cells and markdown words, the Reference section's words, and the least share of
+#: the lesson's code cells (plumbing aside) that are plain (:func:`plain_share`).
+LIGHT_LESSON_CELLS = 45
+LIGHT_LESSON_WORDS = 2000
+LIGHT_REFERENCE_WORDS = 700
+PLAIN_FLOOR = 0.65
+#: Besides Python's own modules, what a plain cell may call: what a learner reads anyway.
+PLAIN_MODULES = frozenset({"numpy", "sympy", "mpmath", "ml_dtypes", "matplotlib"})
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,12 @@ def words(cells: list[dict]) -> int:
     return sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
 
 
+def python_of(cell: dict) -> str:
+    """A code cell's Python, its IPython magics and shell lines (``%``, ``!``) left out."""
+    lines = "".join(cell["source"]).splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+
+
 def code_lines(cell: dict) -> int:
     """A cell's source lines."""
     return len("".join(cell["source"]).splitlines())
@@ -142,6 +163,51 @@ class Length:
             computation=census_of(every)[0].computation,
             longest=max((code_lines(cell) for cell in code), default=0),
         )
+
+
+def _modules(tree: ast.Module, known: dict[str, str]) -> dict[str, str]:
+    """``known`` (each imported name and the module it comes from) with ``tree``'s imports."""
+    names = dict(known)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                names[alias.asname or alias.name] = node.module or ""
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                names[alias.asname or alias.name.split(".")[0]] = alias.name
+    return names
+
+
+def _plain(tree: ast.Module, modules: dict[str, str]) -> bool:
+    """Whether a cell's computation is all in view.
+
+    It calls nothing of mishgrad (presentation aside) and no module beyond Python's own and
+    :data:`PLAIN_MODULES`.
+    """
+    for node in ast.walk(tree):
+        root = _root_name(node.func) if isinstance(node, ast.Call) else None
+        if root is None or root in PRESENTATION or root not in modules:
+            continue  # a name the notebook defined, a builtin, or a table or display
+        top = modules[root].split(".")[0]
+        if top not in PLAIN_MODULES and top not in sys.stdlib_module_names:
+            return False
+    return True
+
+
+def plain_share(cells: list[dict]) -> float:
+    """The share of a lesson's code cells, plumbing aside, that are plain (:func:`_plain`)."""
+    modules: dict[str, str] = {}
+    plain = counted = 0
+    for cell in lesson(cells):
+        if cell["cell_type"] != "code" or is_solution(cell):
+            continue
+        tree = ast.parse(python_of(cell))
+        modules = _modules(tree, modules)
+        if _plumbing(tree) or _times_the_run("".join(cell["source"])):
+            continue
+        counted += 1
+        plain += _plain(tree, modules)
+    return plain / counted if counted else 1.0
 
 
 def _plumbing(tree: ast.Module) -> bool:
@@ -198,8 +264,7 @@ def census_of(cells: list[dict]) -> tuple[Census, list[str]]:
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"])
-        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        tree = ast.parse("\n".join(lines))
+        tree = ast.parse(python_of(cell))
         known = _package_aliases(tree, known)
         own, delegated = _weigh(tree, known)
         if is_solution(cell) or _plumbing(tree) or _times_the_run(source):
@@ -233,12 +298,14 @@ def main() -> None:
     if "--length" in sys.argv:
         _print_lengths(paths)
         return
-    print(f"{'notebook':45} {'plumbing':>8} {'helper':>6} {'computation':>11} {'share':>6}")
+    head = f"{'notebook':45} {'plumbing':>8} {'helper':>6} {'computation':>11} {'share':>6}"
+    print(f"{head} {'plain':>6}")
     for path in paths:
         result, verdicts = census(path)
+        plain = plain_share(json.loads(path.read_text(encoding="utf-8"))["cells"])
         print(
             f"{path.name:45} {result.plumbing:8} {result.helper:6} {result.computation:11} "
-            f"{result.share:6.0%}"
+            f"{result.share:6.0%} {plain:6.0%}"
         )
         if verbose:
             print("\n".join(f"    {line}" for line in verdicts))
