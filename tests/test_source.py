@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
-from mishgrad.kernel import source
+from mishgrad.kernel import messages, source
 
 HEADER = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
 
@@ -82,9 +82,9 @@ def span_style(html: str, text: str) -> str:
 
 @pytest.fixture
 def titles_translated() -> Iterator[None]:
-    source.set_title_translation(lambda text: text.replace("kernel", "核函数"))
+    messages.set_translator(lambda text: text.replace("kernel", "核函数"))
     yield
-    source.set_title_translation(None)
+    messages.set_translator(None)
 
 
 def test_a_listing_is_coloured_html_with_markdown_and_text_fallbacks():

@@ -20,6 +20,7 @@ from typing import Final
 import numpy as np
 
 from mishgrad.kernel import source
+from mishgrad.kernel.messages import translate
 
 from .call import get_workspace_size, run
 from .session import Session
@@ -86,13 +87,14 @@ class KernelReport:
         )
 
     def __str__(self) -> str:
+        """Which kernel ran, in the notebook's language: notebook 11 prints it."""
         if self.ours:
             assert self.stamp is not None
-            return (
+            return translate(
                 f"this repository's kernel ran: its stamp in the workspace (blockDim "
                 f"{self.stamp.block_dim}, tileLength {self.stamp.tile_length})"
             )
-        return (
+        return translate(
             f"not this repository's kernel: no stamp in the {self.workspace_bytes}-byte workspace"
         )
 

@@ -3,9 +3,10 @@
 The Chinese notebooks run the English notebooks' code cells unchanged. Their first code cell
 calls ``language.use("zh-CN")`` (:mod:`mishgrad.book.language`); from then on
 :func:`mishgrad.book.report.say`, :func:`~mishgrad.book.report.table`, the exercise verdicts,
-the titles of source listings (:class:`mishgrad.kernel.source.SourceListing`) and every
-figure shown in the notebook pass their text through :func:`translate`, which looks it up in
-the ``text:`` entries of ``translations/zh-CN/*.md``.
+the messages the kernel and aclnn layers compose for a learner (errors, progress lines, the
+titles of source listings: :mod:`mishgrad.kernel.messages`) and every figure shown in the
+notebook pass their text through :func:`translate`, which looks it up in the ``text:`` entries
+of ``translations/zh-CN/*.md``.
 
 An entry's English side is a template: the literal text of the f-string that made the string,
 with ``{0}``, ``{1}`` … where its fields were. :func:`translate` matches the finished string
@@ -22,6 +23,8 @@ import re
 import string
 from dataclasses import dataclass
 from typing import Final
+
+from mishgrad.kernel.messages import Ambiguous
 
 from .output_strings import worth_translating
 from .translation_files import LANGUAGES, language_dir, parse
@@ -119,10 +122,16 @@ def colon(language: str | None = None) -> str:
 
 
 def translate(text: str, language: str | None = None) -> str:
-    """``text`` in the current language (or ``language``); unchanged when no entry matches."""
+    """``text`` in the current language (or ``language``); unchanged when no entry matches.
+
+    An :class:`~mishgrad.kernel.messages.Ambiguous` word is looked up as what it means.
+    """
     language = language or _current
     if language == ENGLISH or not text:
         return text
+    if isinstance(text, Ambiguous):
+        meant = translate(text.meaning, language)
+        return text if meant == text.meaning else meant
     exact, templates = catalog(language)
     if text in exact:
         return exact[text]

@@ -3,15 +3,16 @@
 The Chinese notebooks run the English notebooks' code cells unchanged, after one extra cell:
 ``language.use("zh-CN")``. From then on the helpers' text is translated
 (:mod:`mishgrad.book.i18n`), figures are drawn with a Chinese font and their text translated
-as they are displayed (:mod:`mishgrad.book.notebook_display`), so are the titles of source
-listings (:func:`mishgrad.kernel.source.set_title_translation`), and a notebook's scratch copy
-of the kernel lives in a folder of its own language, so the two editions never share a
-learner's edits (:mod:`mishgrad.kernel.scratch`).
+as they are displayed (:mod:`mishgrad.book.notebook_display`), so are the messages the kernel
+and aclnn layers compose for a learner (errors, progress lines, listing titles:
+:func:`mishgrad.kernel.messages.set_translator`), and a notebook's scratch copy of the kernel
+lives in a folder of its own language, so the two editions never share a learner's edits
+(:mod:`mishgrad.kernel.scratch`).
 """
 
 from __future__ import annotations
 
-from mishgrad.kernel import scratch, source
+from mishgrad.kernel import messages, scratch
 
 from . import i18n, notebook_display
 
@@ -29,5 +30,5 @@ def use(language: str) -> None:
     i18n.set_current(language)
     notebook_display.use_language(language)
     english = language == i18n.ENGLISH
-    source.set_title_translation(None if english else i18n.translate)
+    messages.set_translator(None if english else i18n.translate)
     scratch.set_subfolder("" if english else language)

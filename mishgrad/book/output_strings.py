@@ -5,8 +5,10 @@ shown (:mod:`mishgrad.book.i18n`). What needs an entry in ``translations/zh-CN``
 reading the syntax tree of each notebook code cell and helper module: the text arguments of
 the calls that put words on screen — ``say``, ``table``'s headers, figure titles, axis labels,
 legend labels and annotations, the exercise verdicts (``wrong``, ``wrong_kind``, ``correct``,
-hints, usage messages), and
-strings a module passes to :func:`mishgrad.book.i18n.translate` itself.
+hints, usage messages), the messages of the errors a learner debugs with (``KernelError``,
+``TwinBuildError``, which translate their own message), the descriptions of notebook 06's
+misuse table (``Misuse``), and strings a module passes to :func:`mishgrad.book.i18n.translate`
+or :func:`mishgrad.kernel.messages.translate` itself.
 
 An f-string becomes a template with numbered fields (``f"{n} tiles of {L}"`` →
 ``"{0} tiles of {1}"``), and so does a string joined with ``+`` (each expression joined
@@ -41,10 +43,18 @@ FIRST_ARGUMENT: Final = frozenset(
         "set_yticklabels",
         "Verdict",
         "translate",
+        "KernelError",
+        "TwinBuildError",
     }
 )
-#: Calls whose text argument is at another position.
-AT_POSITION: Final = {"table": 1, "text": 2, "equal_or_hint": 2, "close_or_hint": 2}
+#: Calls whose text arguments are at other positions.
+AT_POSITION: Final = {
+    "table": (1,),
+    "text": (2,),
+    "equal_or_hint": (2,),
+    "close_or_hint": (2,),
+    "Misuse": (1, 2),
+}
 #: Keyword arguments that carry text, whatever the call.
 KEYWORDS: Final = frozenset(
     {
@@ -59,10 +69,11 @@ KEYWORDS: Final = frozenset(
         "message",
         "labels",
         "remark",
+        "meaning",
     }
 )
-#: Module-level constants whose strings are table headers or labels.
-CONSTANT_NAME: Final = re.compile(r"(HEADERS|COLUMNS|LABELS|TITLES|MESSAGE|HINT|USAGE)$")
+#: Module-level constants whose strings (a dict's values) are table headers, labels or hints.
+CONSTANT_NAME: Final = re.compile(r"(HEADERS|COLUMNS|LABELS|TITLES|MESSAGE|HINTS?|USAGE)$")
 _WORD: Final = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -115,6 +126,9 @@ def texts_of(node: ast.AST) -> Iterator[str]:
     elif isinstance(node, (ast.List, ast.Tuple)):
         for element in node.elts:
             yield from texts_of(element)
+    elif isinstance(node, ast.Dict):  # a constant's values: hints by signal, say
+        for value in node.values:
+            yield from texts_of(value)
     elif isinstance(node, ast.Starred):
         yield from texts_of(node.value)
 
@@ -123,9 +137,9 @@ def _arguments(call: ast.Call) -> Iterator[ast.AST]:
     name = _name(call)
     if name in FIRST_ARGUMENT and call.args:
         yield call.args[0]
-    position = AT_POSITION.get(name)
-    if position is not None and len(call.args) > position:
-        yield call.args[position]
+    for position in AT_POSITION.get(name, ()):
+        if len(call.args) > position:
+            yield call.args[position]
     for keyword in call.keywords:
         if keyword.arg in KEYWORDS:
             yield keyword.value

@@ -3,6 +3,8 @@
 - :mod:`~mishgrad.kernel.platforms` and :mod:`~mishgrad.kernel.tiling`: the chips' UB and
   cores, and the Python model of the C++ tiling;
 - :mod:`~mishgrad.kernel.source`: where ``kernel/`` is, and excerpts of it for the notebooks;
+- :mod:`~mishgrad.kernel.messages`: the language of the messages this layer and
+  :mod:`mishgrad.aclnn` compose for a learner, a translator the book hands down;
 - :mod:`~mishgrad.kernel.twin_build` builds the twin library from ``kernel/`` and
   :mod:`~mishgrad.kernel.twin` runs the kernel on it (:mod:`~mishgrad.kernel.twin_abi`: the
   library's C ABI; :mod:`~mishgrad.kernel.plan_check`: a plan the caller supplies, checked);

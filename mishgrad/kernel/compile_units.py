@@ -42,6 +42,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from .messages import translate
+
 #: A unit: its source and its own extra flags.
 Unit = tuple[Path, tuple[str, ...]]
 
@@ -50,7 +52,14 @@ PROGRESS_VARIABLE: Final = "MISHGRAD_BUILD_PROGRESS"
 
 
 class TwinBuildError(RuntimeError):
-    """The twin could not be built (no compiler, or the sources do not compile)."""
+    """The twin could not be built (no compiler, or the sources do not compile).
+
+    A learner's edit that does not compile ends here, so the message is in the notebook's
+    language (:func:`~mishgrad.kernel.messages.translate`); the compiler's output in it is not.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(translate(message))
 
 
 def compiler_command() -> list[str]:
@@ -203,9 +212,10 @@ class _Progress:
     def _draw(self, end: str = "") -> None:
         if self.shown:
             elapsed = time.monotonic() - self.start
-            sys.stdout.write(
-                f"\rcompiling the twin: {self.done} of {self.total} units, {elapsed:.0f} s{end}"
+            line = translate(
+                f"compiling the twin: {self.done} of {self.total} units, {elapsed:.0f} s"
             )
+            sys.stdout.write(f"\r{line}{end}")
             sys.stdout.flush()
 
     def step(self) -> None:

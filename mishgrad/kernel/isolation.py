@@ -51,6 +51,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from .messages import translate
 from .shared_tensors import GUARD_BYTES, progress, shared_tensors, strays, tensor
 from .twin_abi import TilingData, TwinConfig
 from .worker import READY
@@ -77,6 +78,7 @@ _HINTS: Final = {
     signal.SIGFPE: "an integer division or modulo by zero (a count or a length that is 0?)",
     signal.SIGABRT: "a failed assert, or an exception nothing caught",
 }
+_OTHER_HINT: Final = "memory the kernel does not own"
 
 
 class KernelError(RuntimeError):
@@ -84,11 +86,12 @@ class KernelError(RuntimeError):
 
     ``log`` holds what the kernel's ``printf`` and ``DumpTensor`` wrote before it stopped;
     ``stalled`` the seconds without an AscendC call that the watchdog measured when it stopped
-    a stalled launch (else None).
+    a stalled launch (else None). A learner debugs with the message, so it is in the notebook's
+    language (:func:`~mishgrad.kernel.messages.translate`).
     """
 
     def __init__(self, message: str, log: str = "", *, stalled: float | None = None) -> None:
-        super().__init__(message)
+        super().__init__(translate(message))
         self.log = log
         self.stalled = stalled
 
@@ -175,35 +178,43 @@ atexit.register(_stop_worker)  # a worker never outlives the notebook's Python
 
 def _per_core(calls: np.ndarray, shown: int = 3) -> str:
     """Each core's calls (the first ``shown`` cores, then the total): a progress line."""
-    listed = ", ".join(f"core {core}: {int(count):,}" for core, count in enumerate(calls[:shown]))
-    rest = f", … {int(calls.sum()):,} on all {calls.size} cores" if calls.size > shown else ""
-    return listed + rest
+    counts = enumerate(calls[:shown])
+    listed = ", ".join(translate(f"core {core}: {int(count):,}") for core, count in counts)
+    if calls.size <= shown:
+        return listed
+    return listed + ", " + translate(f"… {int(calls.sum()):,} on all {calls.size} cores")
 
 
 def _cores(indices: np.ndarray, limit: int = 6) -> str:
     listed = ", ".join(map(str, indices[:limit]))
-    return listed + (f" and {indices.size - limit} more" if indices.size > limit else "")
+    return (
+        translate(f"{listed} and {indices.size - limit} more") if indices.size > limit else listed
+    )
 
 
 def _last_calls(board: np.ndarray | None) -> str:
     """Each core's last AscendC call, from the progress board, for a message."""
     if board is None or not board["calls"].any():
-        return "before any AscendC call (in the tiling, or before Init's first one)"
+        return translate("before any AscendC call (in the tiling, or before Init's first one)")
     busy, idle = np.flatnonzero(board["calls"]), np.flatnonzero(board["calls"] == 0)
-    shown = [f"core {c}: {board['op'][c].decode()} (call {board['calls'][c]})" for c in busy[:4]]
-    more = f" and {busy.size - 4} more cores" if busy.size > 4 else ""
-    quiet = f"; no call yet on core {_cores(idle)}" if idle.size else ""
-    return "after these last AscendC calls: " + "; ".join(shown) + more + quiet
+    calls = "; ".join(
+        translate(f"core {c}: {board['op'][c].decode()} (call {board['calls'][c]})")
+        for c in busy[:4]
+    )
+    if busy.size > 4:
+        calls = translate(f"{calls} and {busy.size - 4} more cores")
+    last = translate(f"after these last AscendC calls: {calls}")
+    return translate(f"{last}; no call yet on core {_cores(idle)}") if idle.size else last
 
 
 def _crashed(worker: _Worker, board: Board | None) -> str:
     code = worker.process.wait()
     calls = _last_calls(board() if board else None)
     if code >= 0:
-        return f"the kernel's process exited with status {code} {calls}"
+        return translate(f"the kernel's process exited with status {code} {calls}")
     number = signal.Signals(-code)
-    hint = _HINTS.get(number, "memory the kernel does not own")
-    return (
+    hint = translate(_HINTS.get(number, _OTHER_HINT))
+    return translate(
         f"the kernel crashed with {number.name} ({signal.strsignal(number)}) "
         f"{calls}. Look for {hint}. The notebook is unharmed; fix the copy and "
         "run the cell again"
@@ -259,11 +270,11 @@ class _Watch:
             )
         if now - self.start > self.watchdog.tell and not self.told:
             self.told = True
-            print(
+            said = translate(
                 f"Still running after {self.watchdog.tell:g} s; AscendC calls so far: "
-                f"{_per_core(calls)}. It is not stopped while they rise: Interrupt stops it.",
-                flush=True,
+                f"{_per_core(calls)}. It is not stopped while they rise: Interrupt stops it."
             )
+            print(said, flush=True)
 
 
 def _await(worker: _Worker, board: Board | None, watch: _Watch | None, guard: float) -> Any:
@@ -324,8 +335,9 @@ def _check_strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]
     """
     found = strays(blocks, arrays)
     if found:
+        wrote = found[0] + "".join(translate(f"; and {more}") for more in found[1:])
         raise KernelError(
-            "the kernel wrote " + "; and ".join(found) + ". No AscendC call wrote there (the "
+            "the kernel wrote " + wrote + ". No AscendC call wrote there (the "
             "twin checks those): a raw pointer did, from GetPhyAddr or arithmetic on a GM_ADDR. "
             "On an NPU such a write corrupts whatever lies there. The notebook is unharmed; "
             "fix the copy and run the cell again"

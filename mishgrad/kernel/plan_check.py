@@ -17,6 +17,7 @@ from typing import Final
 import numpy as np
 
 from . import tiling
+from .messages import translate
 from .platforms import Platform
 from .twin_abi import TilingData
 
@@ -47,49 +48,57 @@ def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> 
 
     """
     if not isinstance(plan, tiling.TilingPlan):
-        raise TypeError(f"plan must be a TilingPlan, not {type(plan).__name__}")
+        raise TypeError(translate(f"plan must be a TilingPlan, not {type(plan).__name__}"))
     for name, ctype in TilingData._fields_:
         _check_field(name, getattr(plan, name), 8 * ctypes.sizeof(ctype))
     n = x.size
     if plan.totalLength != n:
         raise ValueError(
-            f"plan.totalLength is {plan.totalLength}, but x has {n} elements: the twin would "
-            f"check the kernel's accesses against tensors of {plan.totalLength}"
+            translate(
+                f"plan.totalLength is {plan.totalLength}, but x has {n} elements: the twin would "
+                f"check the kernel's accesses against tensors of {plan.totalLength}"
+            )
         )
     if not 1 <= plan.blockDim <= chip.vector_cores:
         raise ValueError(
-            f"plan.blockDim is {plan.blockDim}; a launch on the {chip.name} uses 1 to "
-            f"{chip.vector_cores} vector cores"
+            translate(
+                f"plan.blockDim is {plan.blockDim}; a launch on the {chip.name} uses 1 to "
+                f"{chip.vector_cores} vector cores"
+            )
         )
     if plan.bigCoreNum > plan.blockDim:
         raise ValueError(
-            f"plan.bigCoreNum is {plan.bigCoreNum}, more than its blockDim ({plan.blockDim})"
+            translate(
+                f"plan.bigCoreNum is {plan.bigCoreNum}, more than its blockDim ({plan.blockDim})"
+            )
         )
     if plan.hasTanhx != int(has_tanhx):
         given = "tanhx was given" if has_tanhx else "no tanhx was given"
-        raise ValueError(f"plan.hasTanhx is {plan.hasTanhx}, but {given}")
+        raise ValueError(translate(f"plan.hasTanhx is {plan.hasTanhx}, but {given}"))
     _check_tile_length(plan, x.dtype.itemsize, chip)
     _check_slices(plan, n)
 
 
 def _check_field(name: str, value: object, bits: int) -> None:
     if not isinstance(value, (int, np.integer)):
-        raise ValueError(f"plan.{name} is {value!r}, not an integer")
+        raise ValueError(translate(f"plan.{name} is {value!r}, not an integer"))
     if not 0 <= value < 2**bits:
-        raise ValueError(f"plan.{name} is {value}, not a {bits}-bit unsigned integer")
+        raise ValueError(translate(f"plan.{name} is {value}, not a {bits}-bit unsigned integer"))
 
 
 def _check_tile_length(plan: tiling.TilingPlan, dtype_size: int, chip: Platform) -> None:
     """Each of the kernel's buffers alone must fit the UB (TPipe::InitBuffer checks them all)."""
     if plan.tileLength == 0:
-        raise ValueError("plan.tileLength is 0; a tile holds at least one element")
+        raise ValueError(translate("plan.tileLength is 0; a tile holds at least one element"))
     buffers = tiling.budget(dtype_size, bool(plan.hasTanhx))
     largest = max(buffers, key=lambda buffer: buffer.bytes_for(plan.tileLength))
     needs = largest.bytes_for(plan.tileLength)
     if needs > chip.ub_bytes:
         raise ValueError(
-            f"plan.tileLength is {plan.tileLength}: the kernel's {largest.name} alone would need "
-            f"{needs} bytes, more than the {chip.name}'s {chip.ub_bytes} bytes of UB"
+            translate(
+                f"plan.tileLength is {plan.tileLength}: the kernel's {largest.name} alone would "
+                f"need {needs} bytes, more than the {chip.name}'s {chip.ub_bytes} bytes of UB"
+            )
         )
 
 
@@ -101,14 +110,18 @@ def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
         length_field = _CORE_FIELDS[kind][0]
         length = getattr(plan, length_field)
         if length > n:
-            raise ValueError(f"plan.{length_field} is {length}, more than x's {n} elements")
+            raise ValueError(
+                translate(f"plan.{length_field} is {length}, more than x's {n} elements")
+            )
         _check_tiles(plan, kind, length)
     start, length = plan.core_slices()[-1]
     if start + length < n:
         field = _CORE_FIELDS["last" if kinds["last"] else "big"][0]
         raise ValueError(
-            f"plan.{field} is {length}: the cores' slices end at element {start + length}, so "
-            f"the last {n - start - length} elements of x would never be written"
+            translate(
+                f"plan.{field} is {length}: the cores' slices end at element {start + length}, so "
+                f"the last {n - start - length} elements of x would never be written"
+            )
         )
 
 
@@ -121,7 +134,9 @@ def _check_tiles(plan: tiling.TilingPlan, kind: str, length: int) -> None:
     _, count_field, tail_field = _CORE_FIELDS[kind]
     count, tail, tile = getattr(plan, count_field), getattr(plan, tail_field), plan.tileLength
     if tail > tile:
-        raise ValueError(f"plan.{tail_field} is {tail}, longer than its tileLength ({tile})")
+        raise ValueError(
+            translate(f"plan.{tail_field} is {tail}, longer than its tileLength ({tile})")
+        )
     covered = (count - 1) * tile + tail if count else 0
     if covered >= length:
         return  # a tile that reaches past the slice is the twin's to stop
@@ -130,7 +145,9 @@ def _check_tiles(plan: tiling.TilingPlan, kind: str, length: int) -> None:
         (count_field, wanted_count) if count < wanted_count else (tail_field, wanted_tail)
     )
     raise ValueError(
-        f"plan.{field} is {getattr(plan, field)}, not {wanted}: a {kind} core's tiles end at "
-        f"element {covered} of its {length}, so {length - covered} elements would never be "
-        "written"
+        translate(
+            f"plan.{field} is {getattr(plan, field)}, not {wanted}: a {kind} core's tiles end at "
+            f"element {covered} of its {length}, so {length - covered} elements would never be "
+            "written"
+        )
     )

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Final
 
 from . import tiling, twin
+from .messages import translate
 from .source import KERNEL_DIR, REPOSITORY, SourceListing, shown, source_block
 
 #: Where scratch copies live unless ``MISHGRAD_SCRATCH`` says otherwise: ``build/`` of the
@@ -160,7 +161,9 @@ class ScratchKernel:
         """
         refusal = _refusal(self.path)
         if refusal:
-            raise ValueError(f"reset refuses path {self.path}: {refusal}; nothing was deleted")
+            raise ValueError(
+                translate(f"reset refuses path {self.path}: {refusal}; nothing was deleted")
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _discard(self.path)
         _copy(self.path)
@@ -208,7 +211,7 @@ def _unified(before: str, after: str, name: str) -> str:
     return "\n".join(lines)
 
 
-_NOT_A_COPY: Final = (
+_NOT_A_COPY_MESSAGE: Final = (
     f"it is not a scratch copy: it has no {MARKER}, the file scratch_kernel writes into every "
     "copy it makes, so it may hold files that are not a copy's. If it is a copy made before "
     "copies were marked, keep what you want of it (`scratch.diff()` shows your edits), delete "
@@ -217,14 +220,19 @@ _NOT_A_COPY: Final = (
 
 
 def _refusal(path: Path) -> str | None:
-    """Why :meth:`ScratchKernel.reset` must not delete ``path`` (``None``: it may)."""
+    """Why :meth:`ScratchKernel.reset` must not delete ``path`` (``None``: it may).
+
+    A learner reads the reason, in the notebook's language.
+    """
     if path.is_symlink():
-        return "it is a symbolic link; reset deletes only a copy itself, never a link's target"
+        return translate(
+            "it is a symbolic link; reset deletes only a copy itself, never a link's target"
+        )
     kernel, folder = KERNEL_DIR.resolve(), path.resolve()
     if kernel.is_relative_to(folder) or folder.is_relative_to(kernel):
-        return f"it is kernel/ ({KERNEL_DIR}), contains it or lies inside it"
+        return translate(f"it is kernel/ ({KERNEL_DIR}), contains it or lies inside it")
     if path.exists() and not (path / MARKER).is_file():
-        return _NOT_A_COPY
+        return translate(_NOT_A_COPY_MESSAGE)
     return None
 
 

@@ -18,6 +18,7 @@ from typing import Final
 
 import numpy as np
 
+from .messages import translate
 from .twin_abi import PROGRESS_DTYPE
 
 #: Bytes of the guards before and after each tensor, where the tensor starts in its block: a
@@ -37,7 +38,7 @@ def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> li
     """Where a launch wrote outside its output: each tensor's guards, and the inputs' bytes.
 
     ``arrays`` are the tensors as sent (``out`` among them); each finding names the tensor,
-    the side and how many bytes.
+    the side and how many bytes, in the notebook's language (a part of a learner's message).
     """
     found = []
     for role, array in arrays.items():
@@ -46,12 +47,16 @@ def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> li
         after = np.flatnonzero(raw[GUARD_BYTES + array.nbytes :] != _GUARD)
         if before.size:
             found.append(
-                f"before the start of {role}: {GUARD_BYTES - before[0]} bytes before "
-                "its first element changed"
+                translate(
+                    f"before the start of {role}: {GUARD_BYTES - before[0]} bytes before "
+                    "its first element changed"
+                )
             )
         if after.size:
             found.append(
-                f"past the end of {role}: {after[-1] + 1} bytes after its last element changed"
+                translate(
+                    f"past the end of {role}: {after[-1] + 1} bytes after its last element changed"
+                )
             )
         if role == "out":
             continue
@@ -60,8 +65,10 @@ def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> li
         changed = np.flatnonzero((now.view(np.uint8).reshape(rows) != sent).any(axis=1))
         if changed.size:
             found.append(
-                f"into the input {role}: {changed.size * array.itemsize} bytes of it "
-                f"changed ({changed.size} elements, the first at index {changed[0]})"
+                translate(
+                    f"into the input {role}: {changed.size * array.itemsize} bytes of it "
+                    f"changed ({changed.size} elements, the first at index {changed[0]})"
+                )
             )
     return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -18,6 +18,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
+
+from .messages import translate
 
 if TYPE_CHECKING:
     from IPython.lib.pretty import PrettyPrinter
@@ -117,18 +119,6 @@ _FORMATTER: Final = HtmlFormatter(
     prestyles=f"background: {_STYLE.background_color}; color: #000000; padding: 0.5em 0.75em",
 )
 
-_title_translation: Callable[[str], str] | None = None
-
-
-def set_title_translation(translate: Callable[[str], str] | None) -> None:
-    """Show listing titles through ``translate`` from now on (``None``: as written).
-
-    The book sets it for the notebook's language (:func:`mishgrad.book.language.use`): this
-    layer may not import the book's translations.
-    """
-    global _title_translation
-    _title_translation = translate
-
 
 @dataclass(frozen=True)
 class SourceListing:
@@ -137,7 +127,7 @@ class SourceListing:
     Jupyter front ends pick the richest representation they render: JupyterLab and the site
     (myst-nb) the HTML, coloured by Pygments; plain-text consumers the fenced Markdown block
     (``text/markdown``) or the bare text (``text/plain``). All three show the title in the
-    notebook's language (:func:`set_title_translation`) and are the same on every run, as
+    notebook's language (:mod:`~mishgrad.kernel.messages`) and are the same on every run, as
     nbval's comparison of stored outputs needs.
 
     Raises
@@ -158,9 +148,8 @@ class SourceListing:
         """The text, below the title as a comment line."""
         if not self.title:
             return self.text
-        title = _title_translation(self.title) if _title_translation else self.title
         comment = "#" if self.language in HASH_COMMENTS else "//"
-        return f"{comment} {title}\n{self.text}"
+        return f"{comment} {translate(self.title)}\n{self.text}"
 
     def markdown(self) -> str:
         """A fenced Markdown code block."""

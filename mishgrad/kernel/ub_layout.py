@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from . import tiling
+from .messages import Ambiguous
 from .platforms import Platform
 from .trace import core_events, op_names, stages, tile_indices
 
@@ -219,8 +220,10 @@ def ub_figure(
     return figure
 
 
+#: The header of the calls' column: an AscendC call (调用), not an operator (算子).
+_OP: Final = Ambiguous("op", meaning="op (an AscendC call, in a trace)")
 #: Column headers of :func:`tile_rows`.
-TILE_HEADERS: Final = ("#", "stage", "op", "count", "bytes", "dst", "src0", "src1", "GM offset")
+TILE_HEADERS: Final = ("#", "stage", _OP, "count", "bytes", "dst", "src0", "src1", "GM offset")
 
 
 def tile_rows(

@@ -191,7 +191,12 @@ def _author_edit(nb: dict) -> None:
 
 
 def _new_module_string(tmp: Path) -> list[str]:
-    planted_file(tmp, "mishgrad/helper.py", 'say(f"A helper sentence nobody translated: {n}")\n')
+    """A sentence a helper says, and a KernelError a kernel helper raises, both untranslated."""
+    planted = (
+        'say(f"A helper sentence nobody translated: {n}")\n'
+        'raise KernelError(f"A kernel message nobody translated: {core}")\n'
+    )
+    planted_file(tmp, "mishgrad/helper.py", planted)
     with mock.patch.object(notebook_translation, "PACKAGE", tmp / "mishgrad"):
         return module_problems()
 
@@ -249,7 +254,10 @@ RULES = [
         "every string the helper modules show has a translation",
         module_problems,
         _new_module_string,
-        ("not translated: 'A helper sentence nobody translated: {0}'",),
+        (
+            "not translated: 'A helper sentence nobody translated: {0}'",
+            "not translated: 'A kernel message nobody translated: {0}'",
+        ),
         stale=True,
     ),
     Rule(
