@@ -124,7 +124,7 @@ translations: $(STAMP)
 	$(BIN)/python -m mishgrad.book.notebook_translation check
 
 # The notebooks run with the learner's scratch root (build/scratch), the path their stored
-# outputs show; they reset only copies of their own (NN-solution, 06-demo), never NN.
+# outputs show; they reset only a copy of their own (06-demo), never NN.
 notebooks: $(STAMP) fonts
 	$(TRANSLATE)
 	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/jupyter nbconvert --to notebook --execute --inplace \

@@ -8,6 +8,8 @@ outside the site.
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -120,8 +122,36 @@ class FoldReference(Transform):
             section.append(nodes.raw("", "</details>", format="html"))
 
 
+#: A notebook's relative link to a page of docs/: ``../docs/glossary.md`` from notebooks/,
+#: ``../../docs/glossary.md`` from notebooks/zh-CN/, as JupyterLab follows it.
+DOCS_LINK = re.compile(r"\]\((?:\.\./)+docs/(?P<page>[\w-]+\.md)")
+
+
+def link_docs_pages(app, docname: str, content: list[str]) -> None:
+    """Point each notebook's links to a page of docs/ at that page of the site being built.
+
+    MyST resolves a link from where the notebook really is (docs/notebooks is a link to
+    notebooks/), so the English notebooks' links land on the English pages as they are. The
+    Chinese site is built from docs/zh-CN: its notebooks' links are pointed at its own page of
+    the same name (its glossary includes the bilingual one).
+    """
+    if not docname.startswith("notebooks/"):
+        return
+    folder = Path(app.env.doc2path(docname)).resolve().parent
+
+    def on_this_site(link: re.Match[str]) -> str:
+        page = Path(app.srcdir) / link["page"]
+        return f"]({os.path.relpath(page, folder)}" if page.is_file() else link[0]
+
+    content[0] = DOCS_LINK.sub(on_this_site, content[0])
+
+
 def setup(app) -> None:
-    """Check for MathJax now and copy it once the pages are written; fold Reference sections."""
+    """Check for MathJax now and copy it once the pages are written; fold Reference sections.
+
+    Notebooks' links to docs/ pages are pointed at the site's pages (:func:`link_docs_pages`).
+    """
     mathjax_es5()  # fail early, before the build, when the package is missing
     app.connect("build-finished", copy_mathjax)
+    app.connect("source-read", link_docs_pages)
     app.add_transform(FoldReference)

@@ -8,7 +8,7 @@ import pytest
 from mishgrad.book.exercises import nb02, nb03
 
 WRITE_CODE = [nb02.check_to_bfloat16_bits, nb03.check_b1_float16]
-NUMBERS = [nb02.check_exp17x, nb02.check_bfloat16_count, nb03.check_one_plus_e]
+NUMBERS = [nb02.check_exp_power, nb02.check_bfloat16_count, nb03.check_one_plus_e]
 
 
 def _raises(x: np.ndarray) -> np.ndarray:

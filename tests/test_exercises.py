@@ -12,15 +12,18 @@ that ``kernel/`` is byte for byte what it was.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 from exercise_answers import Case, all_cases
+from exercise_answers import nb02 as nb02_answers
 
-from mishgrad.book.exercises import COMPILER_LINES, Verdict, call_on_copy
+from mishgrad.book.exercises import COMPILER_LINES, Verdict, call_on_copy, nb01, nb02
 from mishgrad.kernel import source
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
@@ -237,3 +240,70 @@ def test_a_copy_that_fails_to_run_is_reported_with_the_files_it_changed(tmp_path
     assert call_on_copy(scratch, fails)[1].message == (
         "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16"
     )
+
+
+def _float16_roundings(value: float) -> dict[str, float]:
+    """``value`` rounded into the float16 grid: to nearest, down, up and toward zero."""
+    nearest = np.float16(value)
+    down = nearest if nearest <= value else np.nextafter(nearest, np.float16(-np.inf))
+    up = nearest if nearest >= value else np.nextafter(nearest, np.float16(np.inf))
+    toward_zero = down if value >= 0 else up
+    return {"nearest": nearest, "down": down, "up": up, "toward zero": toward_zero}
+
+
+@pytest.mark.parametrize("omega", [65504.0, 65520.0], ids=["largest", "largest + half ULP"])
+def test_the_naive_overflow_threshold_is_wrong_however_it_is_rounded(omega: float) -> None:
+    # ln(Ω)/100, Ω read as float16's largest value or as the bound rounding reaches: a learner
+    # who forgets that np.exp(x) is rounded before the power is told so under every rounding.
+    for rounding, value in _float16_roundings(math.log(omega) / nb02.POWER).items():
+        verdict = nb02.check_exp_power(value)
+        assert verdict.status == "wrong" and not verdict.usage, (rounding, value, verdict)
+        assert "threshold lies higher" in verdict.message, (rounding, verdict)
+
+
+def test_bits_cut_instead_of_rounded_get_the_rounding_hint_not_the_nan_one() -> None:
+    # Dropping the lower half turns a NaN into an infinity too; the rounding is what to fix.
+    verdict = nb02.check_to_bfloat16_bits(lambda bits: (bits >> 16).astype(np.uint16))
+    assert verdict.status == "wrong" and "never rounded" in verdict.message, verdict
+    assert "NaN" not in verdict.message, verdict
+
+
+def test_a_right_rounding_that_loses_nans_gets_the_nan_hint() -> None:
+    right = nb02_answers.CASES[0].right
+
+    def loses_nans(bits: np.ndarray) -> np.ndarray:
+        nan = (bits & 0x7FFFFFFF) > 0x7F800000
+        return np.where(nan, right(bits) & 0xFFBF, right(bits)).astype(np.uint16)  # quiet bit off
+
+    verdict = nb02.check_to_bfloat16_bits(loses_nans)
+    assert verdict.status == "wrong" and "a NaN must stay NaN" in verdict.message, verdict
+
+
+@pytest.mark.parametrize(("name", "case"), CASES, ids=IDS)
+def test_a_string_is_told_the_kind_asked_for_not_what_it_is_not(
+    name: str, case: Case, tmp_path: Path
+) -> None:
+    extra = [scratch_kernel("exercise", root=tmp_path)] if case.edit is not None else []
+    verdict = case.checker("0.5", *extra)
+    assert verdict.usage and "not a float" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("checker", [nb01.check_t_at_ln3, nb01.check_sign_only])
+def test_a_float_for_an_exact_value_is_told_it_is_rounded(checker: Callable) -> None:
+    verdict = checker(0.882352941176)
+    assert verdict.usage and verdict.message.startswith("a float is rounded"), verdict
+
+
+#: A count of one with a plural noun ("1 elements"), in a checker's message.
+ONE_PLURAL = re.compile(
+    r"(?<![\w.,])1 (element|unit|core|byte|input|value|tile|case|budget|pair|view|length)s\b"
+)
+
+
+@pytest.mark.parametrize(("name", "case"), BUILDING)
+def test_no_message_counts_one_in_the_plural(name: str, case: Case, tmp_path: Path) -> None:
+    extra = _edited_copy(case, tmp_path)
+    answers = [case.plausible] + ([case.wrong] if case.wrong is not None else [])
+    for answer in answers:
+        message = case.checker(answer, *extra).message
+        assert not ONE_PLURAL.search(message), message

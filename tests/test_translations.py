@@ -30,6 +30,7 @@ from mishgrad.book import (
     notebook_translation,
     output_strings,
     report,
+    translation_files,
 )
 from mishgrad.book.exercises import UNANSWERED, wrong
 from mishgrad.book.translation_files import english_hash, parse
@@ -204,6 +205,15 @@ def test_cjk_line_breaks_are_joined_outside_code() -> None:
     text = "第一行\n第二行，a\nb 中\n```\n代码\n代码\n```"
     assert (
         notebook_translation.join_cjk_lines(text) == "第一行第二行，a\nb 中\n```\n代码\n代码\n```"
+    )
+
+
+def test_a_link_out_of_the_notebooks_folder_gains_one_level() -> None:
+    # Written as from the English notebook; the Chinese one sits in notebooks/zh-CN/.
+    text = "[术语表](../docs/glossary.md)、[02](02_floats_ulps_and_overflow.ipynb)、[站点](https://a/../b)"
+    assert translation_files.rebased(text) == (
+        "[术语表](../../docs/glossary.md)、[02](02_floats_ulps_and_overflow.ipynb)、"
+        "[站点](https://a/../b)"
     )
 
 

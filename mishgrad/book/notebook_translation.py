@@ -48,8 +48,10 @@ from .translation_files import (
     TranslationFile,
     cell_entry,
     english_hash,
+    join_cjk_lines,
     language_dir,
     parse,
+    rebased,
     text_entry,
 )
 
@@ -256,21 +258,6 @@ def _keep_outputs(cell: dict, previous: dict[str, tuple[str, dict]]) -> dict:
     return cell
 
 
-# A line break between two Chinese characters renders as a stray space: join such lines.
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
-_CJK_BREAK: Final = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
-_FENCE: Final = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
-
-
-def join_cjk_lines(text: str) -> str:
-    """Join lines broken between two CJK characters, outside fenced code blocks."""
-    pieces, end = [], 0
-    for fence in _FENCE.finditer(text):
-        pieces += [_CJK_BREAK.sub("", text[end : fence.start()]), fence.group(0)]
-        end = fence.end()
-    return "".join([*pieces, _CJK_BREAK.sub("", text[end:])])
-
-
 def translate_notebook(english: Path, language: str) -> dict:
     """The translated notebook as JSON (outputs kept from the current file where code is same).
 
@@ -301,7 +288,7 @@ def _generated(english: Path, language: str, before: dict) -> dict:
     cells = []
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = _lines(join_cjk_lines(found.cells[cell["id"]].text))
+            cell["source"] = _lines(rebased(join_cjk_lines(found.cells[cell["id"]].text)))
         elif cell["cell_type"] == "code":
             if not any(c["cell_type"] == "code" for c in cells):
                 cells.append(_language_cell(language, previous))

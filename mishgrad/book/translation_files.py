@@ -16,6 +16,11 @@ print. A file is Markdown, so it reads and diffs like prose. Each entry starts w
     in any order. Newlines in a template are written ``\\n``. An entry may also translate a
     string the code computes rather than writes (a word in a table cell, a field's value): it
     then matches that whole string.
+
+A cell's translation keeps the English cell's links as they are, a link out of ``notebooks/``
+(``../docs/glossary.md``) included; the translated notebook, one folder deeper, gets it with one
+more ``../`` (:func:`rebased`), and lines broken between two Chinese characters joined
+(:func:`join_cjk_lines`).
 """
 
 from __future__ import annotations
@@ -122,3 +127,31 @@ def language_dir(language: str) -> Path:
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
     return TRANSLATIONS / language
+
+
+# A line break between two Chinese characters renders as a stray space: join such lines.
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK: Final = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
+_FENCE: Final = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def join_cjk_lines(text: str) -> str:
+    """Join lines broken between two CJK characters, outside fenced code blocks."""
+    pieces, end = [], 0
+    for fence in _FENCE.finditer(text):
+        pieces += [_CJK_BREAK.sub("", text[end : fence.start()]), fence.group(0)]
+        end = fence.end()
+    return "".join([*pieces, _CJK_BREAK.sub("", text[end:])])
+
+
+#: A relative link out of the notebooks' folder, such as ``](../docs/glossary.md)``.
+_LEAVING_LINK: Final = re.compile(r"\]\((\.\./[^)\s]*)\)")
+
+
+def rebased(text: str) -> str:
+    """``text`` with each link out of ``notebooks/`` made relative to ``notebooks/<language>/``.
+
+    A translation writes its links as the English notebook does, so that the translation
+    checker can hold them to the English ones; the translated notebook sits one folder deeper.
+    """
+    return _LEAVING_LINK.sub(r"](../\1)", text)

@@ -1,10 +1,10 @@
 """Notebook 04, English and Chinese, opened in a running JupyterLab (`make lab`), headless.
 
 The notebook must render from its stored outputs (markdown, math, figures), its Reference
-section collapsed; after running
-all its cells the explorer widget must render, which needs the ipywidgets extension
-(jupyterlab_widgets, pinned) in JupyterLab. The Chinese notebook's characters must all be
-drawn with real glyphs.
+section collapsed, its worked solutions folded, and opening it must leave it unmodified (its
+kernel started); after running all its cells the explorer widget must render, which needs the
+ipywidgets extension (jupyterlab_widgets, pinned) in JupyterLab. The Chinese notebook's
+characters must all be drawn with real glyphs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT
 from glyphs import MISSING_GLYPHS
 from lab_server import PATIENCE, TOKEN, running_lab
+from rules.solutions import SUMMARIES, language_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 NOTEBOOKS = ["notebooks/04_tiling.ipynb", "notebooks/zh-CN/04_tiling.ipynb"]
@@ -47,6 +48,39 @@ return {
   below: cells.length - at - 1,
   hidden: cells.slice(at + 1).filter((c) => c.isHidden).length,
 };
+"""
+
+# Each worked solution as JupyterLab renders it (scrolled to, so that it is drawn): its
+# summary, whether its <details> is open, and whether its code is visible.
+SOLUTIONS = """
+const done = arguments[arguments.length - 1];
+const notebook = window.jupyterapp.shell.currentWidget.content;
+(async () => {
+  const found = [];
+  for (const [index, cell] of notebook.widgets.entries()) {
+    if (!(cell.model.getMetadata("tags") || []).includes("solution")) continue;
+    await notebook.scrollToItem(index);
+    let details = null;
+    for (let tries = 0; !details && tries < 600; tries++) {  // rendered within a minute
+      details = cell.node.querySelector(".jp-RenderedMarkdown details");
+      if (!details) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const code = details && details.querySelector("pre");
+    found.push({
+      summary: details && details.querySelector("summary").textContent.trim(),
+      open: details && details.open,
+      shown: !!code && code.checkVisibility(),
+    });
+  }
+  done(found);
+})();
+"""
+# Whether the open notebook differs from the file, once its kernel is idle.
+MODIFIED = """
+const panel = window.jupyterapp.shell.currentWidget;
+const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+if (!kernel || kernel.status !== "idle") return null;
+return {modified: panel.context.model.dirty};
 """
 
 
@@ -90,6 +124,19 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromi
     reference = browser.execute_script(REFERENCE)
     assert reference and reference["collapsed"] and reference["below"] > 3, reference
     assert reference["hidden"] == reference["below"], reference
+
+    # The worked solutions are folded: a closed <details> each, with its summary.
+    summary = SUMMARIES[language_of(json.loads(stored))]
+    browser.set_script_timeout(PATIENCE)
+    solutions = browser.execute_async_script(SOLUTIONS)
+    assert solutions == [
+        {"summary": summary.format(number=n), "open": False, "shown": False}
+        for n in range(1, len(solutions) + 1)
+    ], solutions
+    assert solutions, "no worked solution rendered"
+    # Opening it changed nothing, once its kernel started (the stored kernelspec is ipykernel's).
+    state = WebDriverWait(browser, PATIENCE).until(lambda d: d.execute_script(MODIFIED))
+    assert not state["modified"], "opening the notebook modified it"
 
     # Run every cell in the notebook's kernel: the explorer widget then renders.
     WebDriverWait(browser, PATIENCE).until(

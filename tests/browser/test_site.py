@@ -26,7 +26,11 @@ from census_tool import cell_census
 from conftest import ROOT
 from glyphs import MISSING_GLYPHS
 from lab_server import PATIENCE
+from rules.shared import LANGUAGE
+from rules.solutions import SUMMARIES, solution_code
 from selenium.webdriver.support.ui import WebDriverWait
+
+from mishgrad.book.i18n import ENGLISH
 
 SITE = Path(os.environ.get("SITE_DIR", ROOT / "docs" / "_build" / "html"))
 PAGES = sorted(
@@ -285,6 +289,39 @@ def test_a_link_into_a_folded_reference_section_opens_it(site_url, browser):
             "return document.querySelector('details.reference-section').open"
         )
     )
+
+
+#: The notebook whose worked solutions are opened on the site, in both editions.
+EXERCISES = "02_floats_ulps_and_overflow"
+# A page's worked solutions as the browser shows them: summary, open or not, code, and whether
+# the code is visible (never while its block is closed).
+SOLUTIONS = """
+return Array.from(document.querySelectorAll("details:not(.reference-section)")).map((d) => ({
+  summary: d.querySelector("summary").textContent.trim(),
+  open: d.open,
+  code: d.querySelector("pre") ? d.querySelector("pre").textContent.trim() : null,
+  shown: !!d.querySelector("pre") && d.querySelector("pre").checkVisibility(),
+}));
+"""
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.endswith(f"notebooks/{EXERCISES}.html")])
+def test_worked_solutions_are_folded_and_open_on_a_click(page, site_url, browser):
+    """Each worked solution is a closed ``<details>`` with its summary; a click shows its code."""
+    cells = _notebook(page)["cells"]
+    code = [solution_code(cell).strip() for cell in cells if cell_census.is_solution(cell)]
+    summaries = SUMMARIES[LANGUAGE if page.startswith(CHINESE) else ENGLISH]
+    browser.get(f"{site_url}/{page}")
+    shown = browser.execute_script(SOLUTIONS)
+    assert shown == [
+        {"summary": summaries.format(number=n), "open": False, "code": c, "shown": False}
+        for n, c in enumerate(code, 1)
+    ], shown
+    browser.execute_script(
+        "document.querySelector('details:not(.reference-section) > summary').click()"
+    )
+    first = browser.execute_script(SOLUTIONS)[0]
+    assert first["open"] and first["shown"], first
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -6,7 +6,11 @@ import math
 
 import numpy as np
 
-from mishgrad.book.exercises.nb02 import check_bfloat16_count, check_exp17x, check_to_bfloat16_bits
+from mishgrad.book.exercises.nb02 import (
+    check_bfloat16_count,
+    check_exp_power,
+    check_to_bfloat16_bits,
+)
 
 from . import Case
 
@@ -37,9 +41,14 @@ CASES = [
     Case(
         check_to_bfloat16_bits, right=_to_bfloat16_bits, plausible=_round_half_up, wrong=_truncate
     ),
-    # The typical mistake: ln(Ω)/3 itself, a float64 between two float16 values.
-    # the plausible mistake: ln(Ω)/17 rounded up into the grid, forgetting that 17·x is rounded
-    Case(check_exp17x, right=0.65234375, plausible=0.65283203125, wrong=math.log(65504) / 17),
+    # The typical mistake: ln(Ω)/100 rounded up into the grid, as section 3 rounds thresholds,
+    # forgetting that np.exp(x) is rounded; the near miss: ln(Ω)/100 itself, off the grid.
+    Case(
+        check_exp_power,
+        right=0.11126708984375,
+        plausible=0.1109619140625,
+        wrong=math.log(65520) / 100,
+    ),
     # The typical mistake: ten whole binades of 128 values, as if 1000 were 1024.
     Case(check_bfloat16_count, right=1274, plausible=1280, wrong=1273),
 ]

@@ -8,6 +8,8 @@ or unfinished code, and only cells whose output varies are left out of nbval's c
 Reference material is looked up, not read: one ``## Reference`` heading at the end, stored
 collapsed (JupyterLab hides the heading's cells until it is opened; the site folds it:
 docs/conf.py), with only lower-level headings inside, so that collapsing it hides all of it.
+The opening of either edition links the bilingual glossary, and a notebook stores the kernelspec
+JupyterLab writes when it opens one, so that opening it changes nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import re
 from pathlib import Path
 
 from census_tool import cell_census
+from ipykernel.kernelspec import KERNEL_NAME, get_kernel_dict
 
 from rules.shared import (
+    LANGUAGE,
     ROOT,
     Rule,
     both_editions,
@@ -40,6 +44,9 @@ OPENING = ("What you will learn", "Prerequisites", "Run time")
 VARYING = re.compile(r"perf_counter|elapsed|run_time\.report|backend|CANN_HEADERS")
 #: The least share of a notebook's non-plumbing code cells that compute in the open.
 COMPUTATION_SHARE = 0.5
+#: The glossary every opening links, from the English notebooks' folder and from the Chinese.
+GLOSSARY = {"notebooks": "../docs/glossary.md", LANGUAGE: "../../docs/glossary.md"}
+LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def numbering(root: Path) -> list[str]:
@@ -66,6 +73,35 @@ def opening_problems(path: Path) -> list[str]:
     wanted = ["Summary"] if path.name.startswith("00_") else ["Summary", "Exercise"]  # 00: none
     everything = "\n".join(markdown)
     return problems + [f"{where(path)}: no '{w}'" for w in wanted if w not in everything]
+
+
+def glossary_problems(path: Path) -> list[str]:
+    """An opening cell without a relative link to the glossary.
+
+    JupyterLab opens the linked file; the site links the glossary's page instead (docs/conf.py).
+    """
+    opening = next(cell for cell in notebook(path)["cells"] if cell["cell_type"] == "markdown")
+    target = GLOSSARY[path.parent.name]
+    if target in LINK.findall(source(opening)):
+        return []
+    return [f"{where(path)}: the opening cell does not link the glossary, {target}"]
+
+
+def kernelspec_problems(path: Path) -> list[str]:
+    """A stored kernelspec other than ipykernel's, which JupyterLab writes on opening."""
+    spec = get_kernel_dict()
+    wanted = {
+        "display_name": spec["display_name"],
+        "language": spec["language"],
+        "name": KERNEL_NAME,
+    }
+    stored = notebook(path)["metadata"].get("kernelspec")
+    if stored == wanted:
+        return []
+    return [
+        f"{where(path)}: kernelspec {stored}, not {wanted}: JupyterLab writes it on opening, and "
+        "the notebook shows as modified"
+    ]
 
 
 def execution_problems(path: Path) -> list[str]:
@@ -168,6 +204,12 @@ def _no_prerequisites_or_exercises(nb: dict) -> None:
         cell["source"] = source(cell).replace("Exercise", "Task")
 
 
+def _no_glossary_and_another_kernelspec(nb: dict) -> None:
+    opening = next(cell for cell in nb["cells"] if cell["cell_type"] == "markdown")
+    opening["source"] = source(opening).replace("glossary.md", "index.md")
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3"
+
+
 def _run_out_of_order_with_an_error_and_a_todo(nb: dict) -> None:
     first, second, third = code_cells(nb["cells"])[:3]
     first["execution_count"] = None
@@ -225,6 +267,20 @@ RULES = [
         opening_problems,
         _no_prerequisites_or_exercises,
         ("the opening lacks 'Prerequisites'", "no 'Exercise'"),
+    ),
+    in_each(
+        "every opening of both editions links the glossary",
+        glossary_problems,
+        _no_glossary_and_another_kernelspec,
+        ("the opening cell does not link the glossary, ../docs/glossary.md",),
+        notebooks=both_editions,
+    ),
+    in_each(
+        "every notebook of both editions stores the kernelspec JupyterLab writes on opening",
+        kernelspec_problems,
+        _no_glossary_and_another_kernelspec,
+        ("kernelspec {'display_name': 'Python 3', ",),
+        notebooks=both_editions,
     ),
     in_each(
         "every notebook is stored executed top to bottom, without errors or unfinished code",

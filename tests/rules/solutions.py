@@ -1,20 +1,26 @@
-"""Every exercise has a worked solution: the cell below it, collapsed, that passes its checker.
+"""Every exercise has a worked solution: the markdown cell below it, folded, in both editions.
 
 An exercise's scaffold is the code cell that ends in a call of its checker (``check_...``). The
-next cell is its worked solution: tagged ``solution`` and ``hide-cell`` (the site renders it
-collapsed behind a toggle), its code and output hidden in JupyterLab (``jupyter.source_hidden``,
-``jupyter.outputs_hidden``: a verdict may state the answer), with the id
-``solution-NN-k``. It calls the same checker on an answer of its own, under names of its own
-(``solution_...``: the learner's ``answer``, functions and scratch copy stay as they are), and
-is stored executed: its output is the checker's verdict *correct* (正确 in the Chinese edition),
-which nbval checks again on every run. Its length is held by the rule on every code cell
-(tests/rules/notebooks.py).
+next cell is its worked solution, one form in JupyterLab and on the site: a markdown cell with
+the id ``solution-NN-k``, tagged ``solution``, that holds an HTML ``<details>`` block. Its
+``<summary>`` says which exercise it solves and to try it first (:data:`SUMMARIES`, per
+language); below it, blank lines around them so that both JupyterLab and MyST read them as
+markdown, come the reasoning in prose and exactly one fenced ``python`` block. The code calls
+the same checker as the scaffold, on an answer of its own, under names of its own
+(``solution_...``: run in the learner's notebook, it would leave the learner's ``answer``,
+functions and scratch copy as they are), and has no ``#`` comments: the reasoning is the prose,
+which the Chinese edition translates, while the code is the same in both editions.
+
+A solution is never run in the learner's flow, so none stores an output; tests/test_solutions.py
+runs each one in a copy of its notebook and checks that its checker says *correct*.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +28,7 @@ from census_tool import cell_census
 
 from mishgrad.book import i18n
 from rules.shared import (
+    LANGUAGE,
     PLANTED,
     Rule,
     english_notebooks,
@@ -35,26 +42,32 @@ from rules.shared import (
     where,
 )
 
-TAGS = (cell_census.SOLUTION_TAG, "hide-cell")
-FIRST_LINE = re.compile(
-    r"# Worked solution, exercise (\d+): try it yourself first \(click to expand\)\."
-)
+#: A worked solution's tags: only the one that marks it (tools/cell_census.py leaves it out of
+#: the lesson's length).
+TAGS = [cell_census.SOLUTION_TAG]
+#: The ``<summary>`` line of exercise ``number``'s worked solution, per language.
+SUMMARIES = {
+    i18n.ENGLISH: "Worked solution, exercise {number} (try it yourself first)",
+    LANGUAGE: "练习 {number} 的参考解答（请先自己尝试）",
+}
+#: A solution cell: the folded block, the summary, the body, blank lines around the markdown.
+FOLDED = re.compile(r"<details>\n<summary>(?P<summary>[^<\n]*)</summary>\n\n.*\n\n</details>", re.S)
+#: A fenced python block of a markdown cell, its code in the group.
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
 
 
 def _tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
-def _tree(cell: dict) -> ast.Module:
-    lines = source(cell).splitlines()
+def _tree(code: str) -> ast.Module:
+    lines = code.splitlines()
     return ast.parse("\n".join(line for line in lines if not line.lstrip().startswith(("%", "!"))))
 
 
-def checker_called(cell: dict) -> str | None:
-    """The ``check_...`` function a code cell calls in its last statement, or None."""
-    if cell["cell_type"] != "code":
-        return None
-    body = _tree(cell).body
+def checker_called(code: str) -> str | None:
+    """The ``check_...`` function a piece of code calls in its last statement, or None."""
+    body = _tree(code).body
     call = body[-1].value if body and isinstance(body[-1], ast.Expr) else None
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
         return call.func.id if call.func.id.startswith("check_") else None
@@ -62,14 +75,15 @@ def checker_called(cell: dict) -> str | None:
 
 
 def is_scaffold(cell: dict) -> bool:
-    """An exercise's own cell: it ends in a checker's call and is not a solution."""
-    return not cell_census.is_solution(cell) and checker_called(cell) is not None
+    """An exercise's own cell: a code cell that ends in a checker's call, not a solution."""
+    code = cell["cell_type"] == "code" and not cell_census.is_solution(cell)
+    return code and checker_called(source(cell)) is not None
 
 
-def bound_names(cell: dict) -> set[str]:
-    """The names a cell's top-level statements bind (imports aside)."""
+def bound_names(code: str) -> set[str]:
+    """The names a piece of code's top-level statements bind (imports aside)."""
     names: set[str] = set()
-    for statement in _tree(cell).body:
+    for statement in _tree(code).body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(statement.name)
             continue
@@ -87,13 +101,21 @@ def bound_names(cell: dict) -> set[str]:
     return names
 
 
-def verdict_text(cell: dict) -> str | None:
-    """What the cell's stored result shows (its last output's plain text), or None."""
-    outputs = [o for o in cell.get("outputs", []) if o["output_type"] == "execute_result"]
-    if not outputs:
-        return None
-    text = outputs[-1]["data"].get("text/plain", "")
-    return text if isinstance(text, str) else "".join(text)
+def comments(code: str) -> list[str]:
+    """The ``#`` comments of a piece of code."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [token.string for token in tokens if token.type == tokenize.COMMENT]
+
+
+def code_blocks(cell: dict) -> list[str]:
+    """The fenced python blocks of a markdown cell, their code only."""
+    return PYTHON_BLOCK.findall(source(cell))
+
+
+def solution_code(cell: dict) -> str:
+    """A worked solution's code: its one python block (the rules hold it to one)."""
+    (code,) = code_blocks(cell)
+    return code
 
 
 def language_of(nb: dict) -> str:
@@ -101,14 +123,16 @@ def language_of(nb: dict) -> str:
     return nb.get("metadata", {}).get("mishgrad", {}).get("language", i18n.ENGLISH)
 
 
-def _is_verdict(text: str, status: str, language: str) -> bool:
+def is_verdict(text: str, status: str, language: str) -> bool:
+    """Whether ``text``, a checker's result as shown, is the verdict ``status`` in ``language``."""
     word = i18n.translate(status, language)
     return text == word or any(text.startswith(word + c) for c in (":", "：", i18n.colon(language)))
 
 
 def solution_problems(path: Path) -> list[str]:
     """Everything wrong with the worked solutions of one notebook."""
-    cells, language = notebook(path)["cells"], language_of(notebook(path))
+    nb = notebook(path)
+    cells, language = nb["cells"], language_of(nb)
     problems, exercise, solutions = [], 0, set()
     for index, cell in enumerate(cells):
         if not is_scaffold(cell):
@@ -120,11 +144,8 @@ def solution_problems(path: Path) -> list[str]:
             problems.append(f"{place}: no solution cell right below it")
             continue
         solutions.add(index + 1)
-        number = path.name[:2]
-        problems += [f"{place}: {p}" for p in _cell_problems(following, cell, number, exercise)]
-        text = verdict_text(following)
-        if text is None or not _is_verdict(text, "correct", language):
-            problems.append(f"{place}: the stored verdict is {text!r}, not correct")
+        expected = (f"solution-{path.name[:2]}-{exercise}", exercise, language)
+        problems += [f"{place}: {p}" for p in _cell_problems(following, cell, *expected)]
     return problems + [
         f"{where(path)}: cell {cell.get('id')}: a solution cell that follows no exercise"
         for index, cell in enumerate(cells)
@@ -132,47 +153,66 @@ def solution_problems(path: Path) -> list[str]:
     ]
 
 
-def _cell_problems(solution: dict, scaffold: dict, number: str, exercise: int) -> list[str]:
-    if solution["cell_type"] != "code":
-        return ["the solution is not a code cell"]
+def _cell_problems(
+    solution: dict, scaffold: dict, cell_id: str, exercise: int, language: str
+) -> list[str]:
+    if solution["cell_type"] != "markdown":
+        return ["the solution is not a markdown cell"]
     problems = []
-    if not all(tag in _tags(solution) for tag in TAGS):
-        problems.append(f"tags {_tags(solution)}, not {list(TAGS)}")
-    hidden = solution.get("metadata", {}).get("jupyter", {})
-    for part in ("source_hidden", "outputs_hidden"):
-        if hidden.get(part) is not True:
-            problems.append(f"not collapsed in JupyterLab (metadata jupyter.{part})")
-    if solution.get("id") != f"solution-{number}-{exercise}":
-        problems.append(f"id {solution.get('id')!r}, not 'solution-{number}-{exercise}'")
-    lines = source(solution).splitlines()
-    first = FIRST_LINE.fullmatch(lines[0]) if lines else None
-    if first is None or int(first.group(1)) != exercise:
-        problems.append(f"its first line is {lines[:1]}, not the worked-solution comment")
-    if checker_called(solution) != checker_called(scaffold):
-        problems.append(f"calls {checker_called(solution)}, not {checker_called(scaffold)}")
-    clobbered = sorted(n for n in bound_names(solution) if not n.startswith("solution_"))
+    if _tags(solution) != TAGS:
+        problems.append(f"tags {_tags(solution)}, not {TAGS}")
+    if solution.get("id") != cell_id:
+        problems.append(f"id {solution.get('id')!r}, not {cell_id!r}")
+    folded = FOLDED.fullmatch(source(solution).strip("\n"))
+    summary = SUMMARIES[language].format(number=exercise)
+    if folded is None:
+        problems.append("not folded: no <details> and <summary>, blank lines around the markdown")
+    elif folded["summary"] != summary:
+        problems.append(f"its summary is {folded['summary']!r}, not {summary!r}")
+    blocks = code_blocks(solution)
+    if len(blocks) != 1:
+        return [*problems, f"{len(blocks)} python blocks, not one"]
+    return problems + _code_problems(blocks[0], source(scaffold))
+
+
+def _code_problems(code: str, scaffold: str) -> list[str]:
+    try:
+        called, bound, commented = checker_called(code), bound_names(code), comments(code)
+    except (SyntaxError, tokenize.TokenError) as error:
+        return [f"its code does not parse: {error}"]
+    problems = []
+    if called != checker_called(scaffold):
+        problems.append(f"calls {called}, not {checker_called(scaffold)}")
+    clobbered = sorted(name for name in bound if not name.startswith("solution_"))
     if clobbered:
         problems.append(f"binds {clobbered}: a solution's names start with solution_")
-    if any(o["output_type"] == "error" for o in solution.get("outputs", [])):
-        problems.append("its stored output is an error")
+    if commented:
+        problems.append(f"has # comments {commented}: the reasoning goes in the prose")
     return problems
 
 
-def _solution_ids(path: Path) -> list[str]:
-    return [cell["id"] for cell in notebook(path)["cells"] if cell_census.is_solution(cell)]
+def _solution_code(path: Path) -> list[tuple[str, list[str]]]:
+    """Each worked solution of a notebook: its id and its python blocks."""
+    cells = notebook(path)["cells"]
+    return [(cell["id"], code_blocks(cell)) for cell in cells if cell_census.is_solution(cell)]
 
 
 def edition_differences(chinese: Path) -> list[str]:
-    """A Chinese notebook whose worked solutions are not the English notebook's."""
-    ours, english = _solution_ids(chinese), _solution_ids(english_of(chinese))
-    if ours == english:
-        return []
-    return [f"{where(chinese)}: worked solutions {ours}, the English {english}"]
+    """A Chinese notebook whose worked solutions are not the English ones, or not their code."""
+    ours, english = _solution_code(chinese), _solution_code(english_of(chinese))
+    ids, english_ids = [i for i, _ in ours], [i for i, _ in english]
+    if ids != english_ids:
+        return [f"{where(chinese)}: worked solutions {ids}, the English {english_ids}"]
+    return [
+        f"{where(chinese)}: the code of {cell_id} is not the English notebook's"
+        for (cell_id, code), (_, theirs) in zip(ours, english, strict=True)
+        if code != theirs
+    ]
 
 
 def solutionless(path: Path) -> list[str]:
     """A notebook after the on-ramp (which has no exercises) without worked solutions."""
-    if path.name.startswith("00_") or _solution_ids(path):
+    if path.name.startswith("00_") or _solution_code(path):
         return []
     return [f"{where(path)} has no worked solutions"]
 
@@ -180,52 +220,56 @@ def solutionless(path: Path) -> list[str]:
 # --- the planted mistakes, each in its own copy of notebook 03 --------------------------------
 
 
-def _first_solution(nb: dict) -> int:
-    return next(i for i, cell in enumerate(nb["cells"]) if cell_census.is_solution(cell))
+def _first_solution(nb: dict) -> dict:
+    return next(cell for cell in nb["cells"] if cell_census.is_solution(cell))
 
 
-def _set_verdict(text: str) -> Callable[[dict], None]:
-    def edit(nb: dict) -> None:
-        cell = nb["cells"][_first_solution(nb)]
-        result = next(o for o in cell["outputs"] if o["output_type"] == "execute_result")
-        result["data"]["text/plain"] = text
+def _edit_first(edit: Callable[[str], str]) -> Callable[[dict], None]:
+    """A planted mistake: ``edit`` applied to the first worked solution's source."""
 
-    return edit
+    def plant(nb: dict) -> None:
+        cell = _first_solution(nb)
+        cell["source"] = edit(source(cell))
+
+    return plant
 
 
 def _pop_solution(nb: dict) -> None:
-    nb["cells"].pop(_first_solution(nb))
+    nb["cells"].remove(_first_solution(nb))
 
 
-def _english_in_chinese(nb: dict) -> None:
-    nb["metadata"]["mishgrad"] = {"language": "zh-CN"}  # English outputs in zh: wrong
+def _as_code(nb: dict) -> None:
+    cell = _first_solution(nb)
+    cell.update(cell_type="code", execution_count=None, outputs=[])
+    cell["source"] = solution_code(cell)
 
 
-def _open_and_other_checker(nb: dict) -> None:
-    cell = nb["cells"][_first_solution(nb)]
-    cell["metadata"] = {"tags": ["solution"]}
-    cell["source"] = source(cell).replace("check_b1_float16(", "check_one_plus_e(")
-
-
-def _learners_name(nb: dict) -> None:
-    cell = nb["cells"][_first_solution(nb)]
-    cell["source"] = source(cell).replace("solution_b1_float16", "b1_float16")
+def _old_tags_and_id(nb: dict) -> None:
+    cell = _first_solution(nb)
+    cell["metadata"]["tags"] = [*TAGS, "hide-cell"]
+    cell["id"] = "solution-03-x"
 
 
 def _away_from_its_exercise(nb: dict) -> None:
-    index = _first_solution(nb)
+    index = nb["cells"].index(_first_solution(nb))
     nb["cells"].insert(index, nb["cells"].pop(index + 1))  # swapped with the next cell
+
+
+def _second_block(text: str) -> str:
+    return text.replace("</details>", "```python\nsolution_more = 1\n```\n\n</details>")
 
 
 MISTAKES = [
     _pop_solution,
-    _set_verdict("wrong: some values differ"),
-    _set_verdict("unanswered"),
-    _set_verdict("错误: 有些值不同"),
-    _english_in_chinese,
-    _open_and_other_checker,
-    _learners_name,
+    _as_code,
+    _old_tags_and_id,
     _away_from_its_exercise,
+    _edit_first(lambda text: text.replace("<details>\n", "").replace("\n\n</details>", "")),
+    _edit_first(lambda text: text.replace("Worked solution, exercise 1", "Solution 1")),
+    _edit_first(lambda text: text.replace("check_b1_float16(", "check_one_plus_e(")),
+    _edit_first(lambda text: text.replace("solution_b1_float16", "b1_float16")),
+    _edit_first(lambda text: text.replace("    e = np.exp(x)\n", "    e = np.exp(x)  # e^x\n")),
+    _edit_first(_second_block),
 ]
 
 
@@ -234,44 +278,43 @@ def _every_mistake(tmp: Path) -> list[str]:
     return every(solution_problems, copies)
 
 
-def _untagged(nb: dict) -> None:
-    nb["cells"][_first_solution(nb)]["metadata"]["tags"].remove(cell_census.SOLUTION_TAG)
-
-
 def _no_solutions(nb: dict) -> None:
     nb["cells"] = [cell for cell in nb["cells"] if not cell_census.is_solution(cell)]
 
 
+_ENGLISH_SUMMARY = SUMMARIES[i18n.ENGLISH].format(number=1)
+_CHINESE_SUMMARY = SUMMARIES[LANGUAGE].format(number=1)
+
 RULES = [
     Rule(
-        "every English exercise has its collapsed worked solution below it, stored correct",
+        "every English exercise has its folded worked solution below it: prose, one code block",
         lambda: every(solution_problems, english_notebooks()),
         _every_mistake,
         (
             "no solution cell right below it",
-            "the stored verdict is 'wrong: some values differ', not correct",
-            "the stored verdict is 'unanswered', not correct",
-            "the stored verdict is '错误: 有些值不同', not correct",
-            "the stored verdict is 'correct",  # English verdicts in a Chinese notebook
-            "tags ['solution'], not ['solution', 'hide-cell']",
-            "(metadata jupyter.source_hidden)",
-            "(metadata jupyter.outputs_hidden)",
+            "the solution is not a markdown cell",
+            "tags ['solution', 'hide-cell'], not ['solution']",
+            "id 'solution-03-x', not 'solution-03-1'",
+            "follows no exercise",
+            "not folded: no <details>",
+            "its summary is 'Solution 1 (try it yourself first)'",
             "calls check_one_plus_e, not check_b1_float16",
             "binds ['b1_float16']",
-            "follows no exercise",
+            "has # comments ['# e^x']",
+            "2 python blocks, not one",
         ),
     ),
     in_each_translation(
-        "every Chinese exercise has its collapsed worked solution below it, stored correct",
+        "every Chinese exercise has its folded worked solution below it, its summary in Chinese",
         solution_problems,
-        _set_verdict("correct"),
-        ("the stored verdict is 'correct', not correct",),
+        _edit_first(lambda text: text.replace(_CHINESE_SUMMARY, _ENGLISH_SUMMARY)),
+        (f"its summary is {_ENGLISH_SUMMARY!r}, not {_CHINESE_SUMMARY!r}",),
     ),
     in_each_translation(
-        "the two editions have the same worked solutions",
+        "the two editions have the same worked solutions, with the same code",
         edition_differences,
-        _untagged,
-        ("worked solutions ['solution-03-2'], the English",),
+        _edit_first(lambda text: text.replace("solution_b1_float16", "solution_b1")),
+        ("the code of solution-03-1 is not the English notebook's",),
     ),
     in_each(
         "every notebook after the on-ramp has worked solutions",

@@ -8,7 +8,9 @@ checker's choosing, and the prediction for an edited scratch copy of the kernel.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Final
 
 import mpmath
 import numpy as np
@@ -68,11 +70,33 @@ def _is_exact_number(answer: object) -> bool:
     return isinstance(answer, sp.Basic) and bool(answer.is_number) and not answer.has(sp.Float)
 
 
+#: What the exact-value exercises say to an answer of another kind, and to a float: a float
+#: is a number, but rounded, and the exercise asks for the value itself.
+T_AT_LN3_USAGE: Final = "answer with one exact rational number, as sp.Rational(p, q)"
+T_AT_LN3_ROUNDED_USAGE: Final = "a float is rounded: give the exact value, as sp.Rational(p, q)"
+SIGN_ONLY_USAGE: Final = "answer with an exact SymPy number, with x as sp.log(2)"
+SIGN_ONLY_ROUNDED_USAGE: Final = (
+    "a float is rounded: give the exact SymPy number, with x as sp.log(2)"
+)
+
+
+def _expect_exact(
+    answer: object, shape: Callable[[object], bool], usage: str, rounded: str
+) -> Verdict | None:
+    """:func:`expect` for an exact value: a float is told it is rounded, anything else the kind.
+
+    A string or a formula is told what kind of answer is asked for (``usage``); a number
+    that is not exact (a float, a SymPy expression holding one) is told why it is not
+    enough (``rounded``).
+    """
+    if answer is not None and not shape(answer) and is_number(answer):
+        return wrong_kind(rounded)
+    return expect(answer, shape, usage=usage)
+
+
 def check_t_at_ln3(answer: object) -> Verdict:
     """Exercise 1: t(ln 3) exactly, as a SymPy Rational."""
-    verdict = expect(
-        answer, _is_rational, usage="give one exact value as sp.Rational(p, q), not a float"
-    )
+    verdict = _expect_exact(answer, _is_rational, T_AT_LN3_USAGE, T_AT_LN3_ROUNDED_USAGE)
     if verdict is not None:
         return verdict
     exact = sp.cancel(symbolic.to_rational(symbolic.tanh_softplus()).subs(symbolic.E, 3))
@@ -84,11 +108,7 @@ def check_t_at_ln3(answer: object) -> Verdict:
 
 def check_sign_only(answer: object) -> Verdict:
     """Exercise 2: (t + x(1 - t^2)e^x)/(1 + e^x) - d at x = ln 2, exactly."""
-    verdict = expect(
-        answer,
-        _is_exact_number,
-        usage="give an exact SymPy number (x as sp.log(2)), not a float or a formula in x",
-    )
+    verdict = _expect_exact(answer, _is_exact_number, SIGN_ONLY_USAGE, SIGN_ONLY_ROUNDED_USAGE)
     if verdict is not None:
         return verdict
     t_x, ex = symbolic.tanh_softplus(), sp.exp(symbolic.x)

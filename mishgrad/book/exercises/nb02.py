@@ -63,6 +63,29 @@ def _is_quiet_nan(bits: np.ndarray) -> np.ndarray:
     return ((bits & 0x7F80) == 0x7F80) & ((bits & 0x0040) != 0)
 
 
+#: The hint for a function that drops the lower half and never rounds up (toward zero).
+_CUT_HINT: Final = (
+    "your bits are cut, never rounded: dropping the lower half rounds toward zero. To nearest, "
+    "the kept part goes up when the dropped half is more than half of its last place"
+)
+#: The hint for any other function whose bits differ from the expected ones.
+_ROUNDING_HINT: Final = (
+    "not bit for bit right for some inputs — hint: which bits are dropped, and when does the "
+    "kept part go up? Look at inputs whose dropped part is exactly one half"
+)
+
+
+def _rounding_hint(bits: np.ndarray, result: np.ndarray, expected: np.ndarray) -> str:
+    """The hint for bfloat16 patterns that differ from the expected ones (NaNs left out).
+
+    A learner who only drops the lower half (rounds toward zero) is told so, whatever the
+    function does to NaNs: the rounding is the exercise, and the NaNs are checked after it.
+    """
+    differ = result != expected
+    cut = np.array_equal(result[differ], (bits[differ] >> 16).astype(np.uint16))
+    return _CUT_HINT if cut else _ROUNDING_HINT
+
+
 @learner_function("pass your function itself: check_to_bfloat16_bits(to_bfloat16_bits)")
 def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verdict:
     """Write-code: float32 bit patterns to bfloat16 ones, rounded to nearest, ties to even.
@@ -76,41 +99,41 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN
         expected = bits.view(np.float32).astype(dtypes.bfloat16).view(np.uint16)
     nan = np.isnan(bits.view(np.float32))
+    if not np.array_equal(result[~nan], expected[~nan]):
+        return wrong(_rounding_hint(bits[~nan], result[~nan], expected[~nan]))
     if not np.all(_is_quiet_nan(result[nan])):
         return wrong("a NaN must stay NaN: all exponent bits set and the quiet bit 0x0040 set")
-    if not np.array_equal(result[~nan], expected[~nan]):
-        return wrong(
-            "not bit for bit right for some inputs — hint: which bits are dropped, and when "
-            "does the kept part go up? Look at inputs whose dropped part is exactly one half"
-        )
     return correct(
         "rounding on the bits carries into the exponent by itself: a value moves up a binade, "
         "or to infinity, with no special case"
     )
 
 
-#: The overflow exercise's multiplier: large enough that rounding K·x to float16 moves the
-#: threshold (at K = 3 it never does: the answer is ln(Ω)/3 rounded up into the grid).
-K: Final = 17
+#: The overflow exercise's power: ``np.exp(x) ** POWER`` in float16 arithmetic. The rounding of
+#: ``np.exp(x)`` to float16 is raised to this power, which moves the threshold past both
+#: float16 neighbours of ln(Ω)/POWER. Of ``np.exp(K * x)`` no K does that: one rounding of
+#: K·x leaves the threshold at a neighbour of ln(Ω)/K, often the nearest (K = 17: by luck).
+POWER: Final = 100
 #: What the overflow exercise's hints add, whichever side of the threshold the answer is.
-_EXP17X_HINT: Final = (
-    "hint: start from ln(Ω)/17 with Ω the float16 overflow bound; then remember that 17·x is "
-    "itself rounded to float16 before the exponential, and test float16 values near it"
+_POWER_HINT: Final = (
+    f"hint: start from ln(Ω)/{POWER} with Ω the float16 overflow bound; then remember that "
+    f"np.exp(x) is itself rounded to float16 before the power, which multiplies the relative "
+    f"error of that rounding by {POWER}, and test float16 values near it"
 )
 
 
-def _exp17x_overflows(x: float) -> bool:
-    """Whether ``np.exp(17 * x)`` is inf for the float16 ``x``, in float16 arithmetic."""
-    with np.errstate(over="ignore"):
-        return bool(np.isinf(np.exp(np.float16(K) * np.float16(x))))
+def _power(x: np.ndarray) -> np.ndarray:
+    """``np.exp(x) ** POWER``, every operation in ``x``'s dtype."""
+    return np.exp(x) ** POWER
 
 
-def check_exp17x(answer: object) -> Verdict:
-    """The smallest float16 x at which ``np.exp(17 * x)`` overflows in float16 arithmetic.
+def check_exp_power(answer: object) -> Verdict:
+    """The smallest float16 x at which ``np.exp(x) ** 100`` overflows in float16 arithmetic.
 
-    The answer is a float16 value, compared exactly. ln(Ω)/17 itself (a float64 number between
-    two float16 values) is wrong, and so is ln(Ω)/17 rounded up into the grid, the answer that
-    forgets that 17·x is rounded: a hint says on which side of the threshold an answer is.
+    The answer is a float16 value, compared exactly. ln(Ω)/100 itself (a float64 number
+    between two float16 values) is wrong, and so is each of its float16 neighbours, the
+    answers that forget that np.exp(x) is rounded: a hint says on which side of the threshold
+    an answer is.
     """
     value, verdict = learner_float(answer)
     if verdict is not None:
@@ -118,19 +141,21 @@ def check_exp17x(answer: object) -> Verdict:
     if not in_dtype(value, dtypes.float16):  # type: ignore[arg-type]
         return wrong(
             "your x is not a float16 value, and in float16 arithmetic x is one: from which "
-            f"float16 value on does np.exp(17 * x) overflow? {_EXP17X_HINT}"
+            f"float16 value on does np.exp(x) ** {POWER} overflow? {_POWER_HINT}"
         )
-    expected = thresholds.overflow_threshold(lambda x: np.exp(np.float16(K) * x), "float16")
+    expected = thresholds.overflow_threshold(_power, "float16")
     if value == expected:
         return correct()
-    if not _exp17x_overflows(value):  # type: ignore[arg-type]
+    with np.errstate(over="ignore"):
+        overflows = bool(np.isinf(_power(np.float16(value))))
+    if not overflows:
         return wrong(
-            "np.exp(17 * x) is still finite at your x in float16 arithmetic: the threshold "
-            f"lies higher — {_EXP17X_HINT}"
+            f"np.exp(x) ** {POWER} is still finite at your x in float16 arithmetic: the "
+            f"threshold lies higher — {_POWER_HINT}"
         )
     return wrong(
-        "np.exp(17 * x) overflows already at the float16 value just below your x: the "
-        f"threshold lies lower — {_EXP17X_HINT}"
+        f"np.exp(x) ** {POWER} overflows already at the float16 value just below your x: the "
+        f"threshold lies lower — {_POWER_HINT}"
     )
 
 

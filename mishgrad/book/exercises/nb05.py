@@ -168,8 +168,8 @@ def check_tail(function: Callable[..., object] | None) -> Verdict:
         expected = _expected_tail(length, itemsize)
         if tuple(result) != expected:
             return wrong(
-                f"for a tail of {length} elements of {itemsize} bytes your function returns "
-                f"{result!r}. Which length must be a multiple of 32: elements or bytes? "
+                f"for a tail of length {length}, in {itemsize}-byte elements, your function "
+                f"returns {result!r}. Which length must be a multiple of 32: elements or bytes? "
                 "And in which dtype does Compute run CompareScalar?"
             )
     return correct(f"right at all {len(TAIL_CASES)} lengths the checker tried")

@@ -210,8 +210,10 @@ def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
 def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
     """:func:`_statuses_of_copy` in a worker process, the copy built here first.
 
-    A compile error is then the learner's to read, and the worker's watchdog times phase 1
-    alone, never the build.
+    A compile error is then the learner's to read, the build's progress line goes to the
+    notebook's stdout (whatever a worker prints goes to stderr: a pink box in JupyterLab; the
+    worker finds the library built), and the worker's watchdog times phase 1 alone, never the
+    build.
     """
     aclnn.twin_library(scratch.path)
     return isolation.call(_statuses_of_copy, str(scratch.path))
