@@ -386,3 +386,17 @@ def test_a_long_lived_session_releases_each_calls_tensors(session):
     for _ in range(20):
         aclnn.mish_backward(np.ones_like(x), x, session=session)
     assert session.live_tensors == 1 and np.array_equal(kept.to_numpy(), x)
+
+
+def test_notebook_00s_launch_and_stamp_agree_with_its_aclnn_call(twin_session):
+    """The direct launch notebook 00 traces is the aclnn call, and the stamp holds its plan."""
+    x = np.linspace(-8, 8, 2**16 + 1, dtype=np.float32)
+    grad = np.ones_like(x)
+    out = aclnn.mish_backward(grad, x, session=twin_session)
+    run = twin.run_kernel(grad, x, trace=True)
+    assert np.array_equal(run.out.view(np.uint32), out.view(np.uint32))  # bit for bit
+    report = aclnn.which_kernel(twin_session, x.size)
+    assert report.ours
+    stamp = report.stamp
+    written = (stamp.block_dim, stamp.tile_length, stamp.length_low32, stamp.element_bytes)
+    assert written == (run.plan.blockDim, run.plan.tileLength, x.size, x.itemsize)

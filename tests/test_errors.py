@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from mishgrad import aclnn
 from mishgrad.math import errors, oracle
 
 
@@ -83,3 +84,24 @@ def test_zero_dimensional_arrays_are_measured_like_any_other():
     one, nan = np.array(1.0, np.float32), np.array(np.nan, np.float32)
     assert errors.ulp_distance(one, one) == 0 and np.isinf(errors.ulp_distance(one, nan))
     assert np.all(errors.operator_close(one, one)) and not np.any(errors.operator_close(one, nan))
+
+
+def test_notebook_00s_ulp_subtraction_is_ulp_distance():
+    """Notebook 00 counts ULPs as a subtraction of ordered bit patterns, on its grid."""
+    x = np.linspace(-8, 8, 2**16 + 1, dtype=np.float32)
+    grad = np.ones_like(x)
+    with aclnn.Session() as session:
+        out = aclnn.mish_backward(grad, x, session=session)
+    truth = oracle.mish_backward_oracle(grad, x)
+    with np.errstate(over="ignore"):
+        t = np.tanh(np.log1p(np.exp(x)))
+        s = 1 / (1 + np.exp(-x))
+    chain_rule = t + x * s * (1 - t * t)
+
+    def ordered(values):
+        bits = values.view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+
+    for result in (out, chain_rule):
+        subtraction = np.abs(ordered(result) - ordered(truth))
+        assert np.array_equal(subtraction, errors.ulp_distance(result, truth))

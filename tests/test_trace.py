@@ -151,6 +151,25 @@ def test_every_tile_runs_the_same_instructions(run32):
             assert trace.instruction_counts(run32.trace, core, tile).by_op == first
 
 
+def test_notebook_00s_reading_of_the_trace_is_the_packages():
+    """Notebook 00 reads its grid's trace in plain NumPy; trace and tiling say the same."""
+    x = np.linspace(-8, 8, 2**16 + 1, dtype=np.float32)
+    run = twin.run_kernel(np.ones_like(x), x, trace=True)
+    records = run.trace
+    copy_out = np.isin(records["op"], [b"DataCopy", b"DataCopyPad"]) & (records["dst"] < 0)
+    per_core = np.bincount(records["core"][copy_out], weights=records["count"][copy_out])
+    assert per_core.tolist() == [length for _, length in run.plan.core_slices()]
+    assert all(trace.tile_count(records, core) == 1 for core in range(run.plan.blockDim))
+    calls = records[records["core"] == 0]
+    calls = calls[np.argsort(calls["sequence"], kind="stable")]
+    ops = np.array([op.decode() for op in calls["op"]])
+    queue = ["AllocTensor", "EnQue", "DeQue", "FreeTensor"]
+    vector = ~np.isin(ops, ["InitBuffer", "DataCopy", "DataCopyPad", *queue])
+    names, times = np.unique(ops[vector], return_counts=True)
+    counts = dict(zip(names.tolist(), times.tolist(), strict=True))
+    assert counts == trace.instruction_counts(records).by_op
+
+
 # ---------------------------------------------------------------------------------------
 # Global-memory traffic
 # ---------------------------------------------------------------------------------------
