@@ -152,16 +152,32 @@ def test_reset_refuses_a_symlinked_copy(tmp_path: Path) -> None:
     assert link.is_symlink() and header.read_text() == "// mine\n"
 
 
-def test_a_copy_made_before_copies_were_marked_is_kept_and_says_what_to_do(
-    tmp_path: Path,
-) -> None:
-    old = tmp_path / "05" / "kernel"  # as scratch_kernel made copies before the marker
+def old_copy(tmp_path: Path) -> Path:
+    """A copy as scratch_kernel made them before the marker, with an edit of the learner's."""
+    old = tmp_path / "05" / "kernel"
     shutil.copytree(source.KERNEL_DIR, old, ignore=shutil.ignore_patterns("__pycache__"))
     (old / "README.md").write_text("my edit\n")
+    return old
+
+
+def test_a_copy_made_before_copies_were_marked_is_adopted_when_it_holds_only_kernel_files(
+    tmp_path: Path,
+) -> None:
+    old_copy(tmp_path)
+    copy = scratch_kernel("05", root=tmp_path)
+    assert copy.edited() == ["README.md"]
+    copy.reset()
+    assert copy.edited() == []
+
+
+def test_an_unmarked_folder_holding_a_file_of_the_learners_is_kept_and_says_what_to_do(
+    tmp_path: Path,
+) -> None:
+    (old_copy(tmp_path) / "thesis.tex").write_text("\\begin{document}\n")
     copy = scratch_kernel("05", root=tmp_path)
     with pytest.raises(ValueError, match=r"no \.mishgrad-scratch.*delete the folder yourself"):
         copy.reset()
-    assert copy.edited() == ["README.md"]
+    assert copy.edited() == ["README.md", "thesis.tex"]
 
 
 def test_a_copy_carries_the_marker_and_edited_ignores_it(tmp_path: Path) -> None:

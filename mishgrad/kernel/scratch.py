@@ -12,7 +12,8 @@ learner's edits survive a re-run of the notebook; :meth:`ScratchKernel.diff` sho
 ``reset`` deletes a folder, so it acts only on a copy :func:`scratch_kernel` made: each copy
 holds a hidden marker file (:data:`MARKER`), which no other folder has. It refuses anything
 else (a folder of the learner's, ``kernel/``, a folder containing it, a symbolic link) and
-deletes nothing then.
+deletes nothing then. A copy made before copies were marked is marked when
+:func:`scratch_kernel` finds it holding only files of ``kernel/``, so it is provably a copy.
 
 The environment variable ``MISHGRAD_SCRATCH`` (an absolute path; unset or empty:
 ``build/scratch``) moves the copies elsewhere. The tests set it (``tests/conftest.py``), so a
@@ -155,8 +156,9 @@ class ScratchKernel:
         ------
         ValueError
             If ``path`` is a symbolic link, overlaps ``kernel/`` or is not a copy
-            :func:`scratch_kernel` made (it has no :data:`MARKER`, as copies made before the
-            marker existed): nothing is deleted, and the message says why and what to do.
+            :func:`scratch_kernel` made (it has no :data:`MARKER`: a folder holding a file
+            ``kernel/`` does not have): nothing is deleted, and the message says why and what
+            to do.
 
         """
         refusal = _refusal(self.path)
@@ -244,15 +246,19 @@ def _discard(copy: Path) -> None:
     shutil.rmtree(aside)
 
 
+def _mark(copy: Path) -> None:
+    (copy / MARKER).write_text(
+        "A scratch copy of kernel/ made by mishgrad.kernel.scratch: reset() may delete it.\n",
+        encoding="utf-8",
+    )
+
+
 def _copy(destination: Path) -> None:
     # Copied beside the destination, then renamed: a second process never sees half a copy.
     partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     shutil.copytree(KERNEL_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
-    (partial / MARKER).write_text(
-        "A scratch copy of kernel/ made by mishgrad.kernel.scratch: reset() may delete it.\n",
-        encoding="utf-8",
-    )
+    _mark(partial)
     try:
         partial.rename(destination)
     except OSError:  # another process made the copy first: keep theirs
@@ -281,4 +287,17 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
         _copy(path)
+    _adopt(path)
     return ScratchKernel(path)
+
+
+def _adopt(path: Path) -> None:
+    """Mark a copy made before copies were marked, if it provably is one.
+
+    It is, when every file in it is a file of ``kernel/`` (edited or not): then no file of the
+    learner's is in it, and :meth:`ScratchKernel.reset` may put it back. A folder holding any
+    other file stays unmarked, and ``reset`` refuses it.
+    """
+    if path.is_symlink() or (path / MARKER).exists() or not _files(path) <= _files(KERNEL_DIR):
+        return
+    _mark(path)
