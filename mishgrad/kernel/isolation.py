@@ -67,8 +67,9 @@ STEP: Final = 0.05
 STARTUP_FACTOR: Final = 10
 
 #: The AscendC calls a core may make per tile it is given, by default. The project's kernel
-#: makes about 60 (its trace in notebook 05); a learner's may add a few debugging calls.
-CALLS_PER_TILE: Final = 1000
+#: makes about 60 (its trace in notebook 05); a learner's may add debugging calls, or a loop
+#: of instructions to measure their cost: a loop that never advances makes millions.
+CALLS_PER_TILE: Final = 10_000
 
 #: What to look for, by the signal that stopped a kernel.
 _HINTS: Final = {
