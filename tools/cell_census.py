@@ -210,12 +210,19 @@ def plain_share(cells: list[dict]) -> float:
     return plain / counted if counted else 1.0
 
 
+#: Calls that set a notebook up and show nothing: its display settings, its language.
+PLUMBING_CALLS = {"setup_notebook", "language.use"}
+
+
 def _plumbing(tree: ast.Module) -> bool:
-    """Imports, exercise cells (a scaffold for the learner, then the checker's call)."""
+    """Imports, set-up calls, and exercise cells (a scaffold, then the checker's call)."""
     if tree.body and _is_check(tree.body[-1]):
         return True  # the learner's code goes here: an exercise, not a demonstration
     for statement in tree.body:
         if isinstance(statement, ast.Import | ast.ImportFrom):
+            continue
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and ast.unparse(call.func) in PLUMBING_CALLS:
             continue
         if isinstance(statement, ast.Assign) and all(
             isinstance(t, ast.Name) and t.id in PLUMBING_NAMES for t in statement.targets

@@ -270,13 +270,12 @@ def translate_notebook(english: Path, language: str) -> dict:
     problems = cell_problems(english, language)
     if problems:
         raise ValueError("\n".join(map(str, problems)))
-    return _generated(english, language, _stored(translated_path(english, language))[1])
+    return _generated(english, language, _stored(translated_path(english, language)))
 
 
-def _stored(path: Path) -> tuple[str, dict]:
-    """A translated notebook as stored: its text and JSON (``""`` and ``{}``: none yet)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    return text, json.loads(text) if text else {}
+def _stored(path: Path) -> dict:
+    """A translated notebook as stored (``{}``: none yet)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def _generated(english: Path, language: str, before: dict) -> dict:
@@ -338,10 +337,11 @@ def stale_notebooks(language: str) -> list[Problem]:
 def _rewrite(english: Path, language: str) -> Rewrite | None:
     """The rewrite of one translated notebook, or ``None`` if it is already as generated."""
     target = translated_path(english, language)
-    stored, before = _stored(target)
+    before = _stored(target)
     generated = _generated(english, language, before)  # cell_problems passed
-    text = _dump(generated)
-    return None if text == stored else Rewrite(target, text, learner_cells(before, generated))
+    if generated == before:  # the same notebook, whatever order its file writes the keys in
+        return None
+    return Rewrite(target, _dump(generated), learner_cells(before, generated))
 
 
 def build(
