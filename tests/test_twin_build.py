@@ -133,12 +133,12 @@ def test_a_corrupt_library_is_rebuilt_not_loaded(tiny, cache):
 
 def test_a_killed_build_leaves_nothing_the_next_build_keeps(tiny, cache):
     library = twin_build.build(tiny)
-    leftover = cache / "work" / "build-killed"
+    leftover = cache / "building" / "build-killed"
     (leftover / "half.o").parent.mkdir()
     (leftover / "half.o").write_bytes(b"\0" * 10)
     library.unlink()  # so that the next call builds
     twin_build.build(tiny)
-    assert not leftover.exists() and not list((cache / "work").iterdir())
+    assert not leftover.exists() and not list((cache / "building").iterdir())
     assert sorted(p.name for p in library.parent.iterdir()) == [library.name, "manifest.json"]
 
 

@@ -77,8 +77,8 @@ _KERNEL_TYPES: Final = {"float": "float", "half": "half", "bfloat16": "bfloat16_
 _KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16"}
 #: Beside each library: its size and SHA-256, and what it was built from.
 _MANIFEST: Final = "manifest.json"
-#: Where builds work (``<cache>/work/build-*``); a folder a killed build left there is removed.
-_WORK: Final = "work"
+#: Where builds work (``<cache>/building/build-*``); a folder a killed build left is removed.
+_WORK: Final = "building"
 _WORK_PREFIX: Final = "build-"
 #: Loads a library and looks up its entry points, in a process of its own (:func:`_check_loads`).
 _LOAD_CHECK: Final = (
