@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from mishgrad.aclnn import provenance
 from mishgrad.aclnn import session as session_module
 from mishgrad.kernel import source, twin
 from mishgrad.math import errors, numerics, oracle
+from mishgrad.math.dtypes import DTYPES
 
 
 @pytest.fixture
@@ -400,3 +402,145 @@ def test_notebook_00s_launch_and_stamp_agree_with_its_aclnn_call(twin_session):
     stamp = report.stamp
     written = (stamp.block_dim, stamp.tile_length, stamp.length_low32, stamp.element_bytes)
     assert written == (run.plan.blockDim, run.plan.tileLength, x.size, x.itemsize)
+
+
+# Notebook 08 shows the shapes, dtypes and addresses of its calls; their accuracy is held here.
+
+
+def test_notebook_08s_broadcast_call_matches_the_oracle(session):
+    grad = np.linspace(-3, 3, 6).reshape(2, 1, 3).astype(np.float32)
+    x = np.linspace(-6, 6, 4).reshape(4, 1).astype(np.float32)
+    out = aclnn.mish_backward(grad, x, session=session)
+    assert out.shape == (2, 4, 3) and out.dtype == np.float32
+    assert_close(out, oracle.mish_backward_oracle(grad, x))
+
+
+def test_result_dtype_keeps_equal_dtypes_and_promotes_any_other_pair_to_float32():
+    from mishgrad.math.dtypes import DTYPES
+
+    names = ["float32", "float16", "bfloat16"]
+    promoted = {(a, b): aclnn.result_dtype(DTYPES[a], DTYPES[b]).name for a in names for b in names}
+    assert promoted == {(a, b): a if a == b else "float32" for a in names for b in names}
+
+
+@pytest.mark.parametrize(
+    ("grad_dtype", "x_dtype", "out_dtype"),
+    [("float16", "bfloat16", "float32"), ("float32", "float16", "float32"),
+     ("float16", "bfloat16", "float16")],
+)  # fmt: skip
+def test_notebook_08s_mixed_dtype_calls_match_the_oracle(session, grad_dtype, x_dtype, out_dtype):
+    from mishgrad.math.dtypes import DTYPES
+
+    grad = np.linspace(-2, 2, 64).astype(DTYPES[grad_dtype])
+    x = np.linspace(-8, 8, 64).astype(DTYPES[x_dtype])
+    out_dtype = DTYPES[out_dtype]
+    tensors = [session.tensor(grad), session.tensor(x), session.tensor(np.zeros(64, out_dtype))]
+    aclnn.run(session, aclnn.get_workspace_size(session, *tensors))
+    out = tensors[2].to_numpy()
+    assert out.dtype == out_dtype
+    expected = oracle.mish_backward_oracle(
+        grad.astype(np.float32), x.astype(np.float32), dtype=out_dtype
+    )
+    assert_close(out, expected)
+
+
+def test_notebook_08s_strided_gradinput_writes_its_view_and_nothing_else(session):
+    x = np.linspace(-7, 5, 24).reshape(4, 6).astype(np.float32).T  # transposed
+    grad = np.linspace(-2, 3, 48).reshape(6, 8).astype(np.float32)[:, ::2]  # every other column
+    sentinel = 1234.5
+    buffer = session.tensor(np.full(48, sentinel, np.float32))
+    out = aclnn.DeviceTensor.describe(session, buffer.address, (6, 4), (8, 2), 1, 48, np.float32)
+    aclnn.run(
+        session, aclnn.get_workspace_size(session, session.tensor(grad), session.tensor(x), out)
+    )
+    out.release()
+    whole = buffer.to_numpy()
+    at = 1 + np.add.outer(8 * np.arange(6), 2 * np.arange(4))
+    assert_close(whole[at], oracle.mish_backward_oracle(grad, x))
+    outside = np.ones(48, bool)
+    outside[at.ravel()] = False
+    assert np.all(whole[outside] == sentinel)
+
+
+def test_notebook_08s_in_place_call_changes_every_element_to_the_gradient(session):
+    grad = np.linspace(-1, 1, 1000).astype(np.float32)
+    x = np.linspace(-10, 10, 1000).astype(np.float32)
+    x_device = session.tensor(x)
+    aclnn.run(session, aclnn.get_workspace_size(session, session.tensor(grad), x_device, x_device))
+    result = x_device.to_numpy()
+    assert np.all(result != x)
+    assert_close(result, oracle.mish_backward_oracle(grad, x))
+
+
+def test_notebook_07s_step_6_is_the_float64_formula_within_the_float32_target(session):
+    """Notebook 07, step 6: ops-nn's example against notebook 01's formula in float64."""
+    grad = np.arange(8, dtype=np.float32).reshape(4, 2)
+    x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
+    out = aclnn.mish_backward(grad, x, session=session)
+    x64, g64 = x.astype(np.float64), grad.astype(np.float64)
+    s = np.log1p(np.exp(x64))  # softplus
+    by_hand = g64 * (np.tanh(s) + x64 / np.cosh(s) ** 2 / (1 + np.exp(-x64)))
+    relative = np.abs(out - by_hand) / np.maximum(np.abs(by_hand), np.finfo(np.float32).tiny)
+    assert relative.max() <= errors.FLOAT32_MAX_REL_ERROR
+
+
+def test_notebook_07s_workspace_predictions_are_the_twins_phase_1(twin_session):
+    """Notebook 07, section 3: the stamp plus one aligned buffer per gathered input or result."""
+    session = twin_session
+    twin_aclnn = (source.KERNEL_DIR / "twin" / "src" / "aclnn.cpp").read_text()
+    align = int(re.search(r"kWorkspaceAlign = (\d+)", twin_aclnn).group(1))
+    stamp = provenance.STAMP_WORDS * 4
+    f32, f16, bf16 = (DTYPES[name] for name in ("float32", "float16", "bfloat16"))
+    grad, x = np.zeros((4, 2), f32), np.zeros((4, 2), f32)
+    cases = [  # gradOutput, self, gradInput's dtype, gradInput strided, buffers
+        (grad, x, f32, False, 0),
+        (np.zeros((4, 2), f16), x, f32, False, 1),
+        (np.zeros((4, 2), f16), np.zeros((4, 2), bf16), f32, False, 2),
+        (np.zeros((2, 1, 3), f32), np.zeros((4, 1), f32), f32, False, 2),
+        (grad, np.zeros((2, 4), f32).T, f32, False, 1),
+        (grad, x, f16, False, 1),
+        (grad, x, f32, True, 1),
+        (np.zeros((2, 1, 3), f16), np.zeros((4, 1), bf16), f16, True, 3),
+    ]
+    for g, a, out_dtype, strided, buffers in cases:
+        shape = np.broadcast_shapes(g.shape, a.shape)
+        compute = g.dtype if g.dtype == a.dtype else f32
+        each = -(-int(np.prod(shape)) * compute.itemsize // align) * align
+        wide = np.zeros((*shape[:-1], 2 * shape[-1]), out_dtype)
+        out = wide[..., ::2] if strided else np.zeros(shape, out_dtype)
+        tensors = [session.tensor(t) for t in (g, a, out)]
+        phase1 = aclnn.get_workspace_size(session, *tensors)
+        assert phase1.workspace_size == stamp + buffers * each, (g.shape, a.shape, out_dtype)
+
+
+def test_notebook_07s_twin_only_misuses_get_the_statuses_the_twin_chose(twin_session):
+    """Notebook 07, section 4: a short, shifted, reused or input-freed phase 2, on the twin."""
+    session, lib = twin_session, twin_session.lib
+
+    def planned(free_input=False):
+        tensors = [session.tensor(np.zeros(8, d)) for d in (np.float16, np.float32, np.float32)]
+        phase1 = aclnn.get_workspace_size(session, *tensors)
+        if free_input:
+            session.free(tensors[0].address)
+            tensors[0].address = None
+        return phase1, session.malloc(phase1.workspace_size + 1)
+
+    phase1, workspace = planned()
+    size, executor = phase1.workspace_size, phase1.executor
+    assert lib.aclnnMishBackward(workspace, size - 1, executor, session.stream) == 161002
+    assert lib.aclnnMishBackward(workspace + 1, size, executor, session.stream) == 161002
+    assert lib.aclnnMishBackward(workspace, size, executor, session.stream) == 0
+    assert lib.aclrtSynchronizeStream(session.stream) == 0
+    assert lib.aclnnMishBackward(workspace, size, executor, session.stream) == 161002
+    phase1, workspace = planned(free_input=True)
+    queued = lib.aclnnMishBackward(
+        workspace, phase1.workspace_size, phase1.executor, session.stream
+    )
+    assert queued == 0 and lib.aclrtSynchronizeStream(session.stream) == 507015
+    assert aclnn.STATUS_NAMES[507015] == "ACL_ERROR_RT_AICORE_EXCEPTION"
+
+
+def test_every_declared_function_is_bound():
+    """Notebook 07's Reference: each function of the ABI is bound on the selected backend."""
+    lib = aclnn.load_backend()
+    assert all(name in lib.functions for name in aclnn.SIGNATURES)

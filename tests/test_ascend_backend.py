@@ -10,6 +10,7 @@ process's own ``ASCEND_CUSTOM_OPP_PATH``, which the probe reports.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 from mishgrad import aclnn
 from mishgrad.aclnn import provenance
-from mishgrad.kernel import installed, opsnn, scratch, twin_build
+from mishgrad.kernel import installed, opsnn, scratch, source, twin_build
 
 OPAPI = f"{opsnn.VENDOR_DIR}/op_api/lib/libcust_opapi.so"
 
@@ -207,3 +208,40 @@ def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
         with pytest.raises(aclnn.AclError) as error:
             aclnn.which_kernel(session)
     assert "8 scalar writes to global memory were still in the data cache" in str(error.value)
+
+
+# The operator directory the package is built from, as ops-nn reads it (notebook 11, sections
+# 1-3, which show these values; the checks are here).
+KERNEL = source.KERNEL_DIR
+
+
+def test_the_operator_files_are_kernel_without_the_twin():
+    walked = sorted(
+        p.relative_to(KERNEL)
+        for p in KERNEL.rglob("*")
+        if p.is_file() and KERNEL / "twin" not in p.parents and "__pycache__" not in p.parts
+    )
+    assert opsnn.operator_files(KERNEL) == walked
+    assert Path("op_host/CMakeLists.txt") in walked  # what makes ops-nn take it as an operator
+
+
+def test_the_names_ops_nn_derives_from_the_directory_agree():
+    name = Path(opsnn.OPS_NN_OP_DIR).name
+    definition = (KERNEL / "op_host" / f"{name}_def.cpp").read_text()
+    cmake = (KERNEL / "op_host" / "CMakeLists.txt").read_text()
+    entry = (KERNEL / "op_kernel" / f"{name}.cpp").read_text()
+    assert name == opsnn.OP_NAME
+    assert re.search(r"OP_ADD\((\w+)\)", definition)[1] == opsnn.OP_TYPE == installed.OP_TYPE
+    assert re.search(r'"opFile\.value",\s*"(\w+)"', definition)[1] == name
+    assert re.search(r"OPTYPE\s+(\w+)", cmake)[1] == name
+    assert re.search(r"__aicore__ void (\w+)\(", entry)[1] == name
+
+
+def test_every_include_of_an_operator_file_resolves_with_ops_nn_s_paths():
+    report = opsnn.include_report(KERNEL)
+    names = {p.name for p in opsnn.operator_files(KERNEL)}
+    ours = [row for row in report if row[3] != "CANN"]
+    lost = [row for row in report if row[3] == "CANN" and Path(row[2]).name in names]
+    assert lost == []
+    assert ours  # the operator's own headers are found, not taken for CANN's
+    assert all(Path(found).name == Path(include).name for _, _, include, found in ours)

@@ -54,3 +54,19 @@ def test_as_dtype_accepts_names_and_rejects_others():
 
 def test_dtype_name_is_short():
     assert dtypes.dtype_name(ml_dtypes.bfloat16) == "bfloat16"
+
+
+def test_float_info_follows_from_the_widths_of_the_fields():
+    """Notebook 02's first table: the ULP of 1, the smallest normal and subnormal values.
+
+    The notebook derives them from the exponent and fraction widths; the package's
+    float_info (NumPy's and ml_dtypes' finfo) reports the same.
+    """
+    widths = {"float32": (8, 23), "float16": (5, 10), "bfloat16": (8, 7)}
+    for name, (exponent, fraction) in widths.items():
+        info, bias = dtypes.float_info(name), 2 ** (exponent - 1) - 1
+        assert 8 * dtypes.as_dtype(name).itemsize == 1 + exponent + fraction
+        assert (int(info.nexp), int(info.nmant)) == (exponent, fraction)
+        assert float(info.eps) == 2.0**-fraction
+        assert float(info.tiny) == 2.0 ** (1 - bias)
+        assert float(info.smallest_subnormal) == 2.0 ** (1 - bias - fraction)

@@ -105,3 +105,77 @@ def test_notebook_00s_ulp_subtraction_is_ulp_distance():
     for result in (out, chain_rule):
         subtraction = np.abs(ordered(result) - ordered(truth))
         assert np.array_equal(subtraction, errors.ulp_distance(result, truth))
+
+
+def test_notebook_02s_key_subtraction_is_ulp_distance():
+    """Notebook 02 writes the ULP distance out as a subtraction of sign-magnitude keys.
+
+    On random pairs of finite values of each dtype it is errors.ulp_distance, the keys are
+    dtypes.ordered's, and dtypes.from_ordered inverts them.
+    """
+    from mishgrad.math import dtypes
+
+    rng = np.random.default_rng(2)
+    for dtype in dtypes.DTYPES.values():
+        width = 8 * dtype.itemsize
+        pairs = rng.integers(0, 1 << width, size=(2, 100_000), dtype=np.uint64)
+        a, b = pairs.astype(f"uint{width}").view(dtype)
+        with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN
+            finite = np.isfinite(a.astype(np.float64)) & np.isfinite(b.astype(np.float64))
+        a, b = a[finite], b[finite]
+
+        def keys(values, width=width):
+            raw = values.view(f"uint{width}").astype(np.int64)
+            magnitude = raw & ((1 << (width - 1)) - 1)
+            return np.where(raw >> (width - 1) == 1, -magnitude, magnitude)
+
+        subtraction = np.abs(keys(a) - keys(b)).astype(np.float64)
+        assert np.array_equal(subtraction, errors.ulp_distance(a, b)), dtype
+        assert np.array_equal(dtypes.ordered(a), keys(a)), dtype
+        back = dtypes.from_ordered(keys(a), dtype).astype(np.float64)  # -0 comes back as +0
+        assert np.array_equal(back, a.astype(np.float64)), dtype
+
+
+def test_notebook_03s_classification_by_hand_is_failure_masks(exhaustive):
+    """Notebook 03 writes the 16-bit failure rule out in NumPy, then uses errors.failure_masks.
+
+    On every finite float16 and bfloat16 input, for every formula it classifies (PyTorch's
+    included), the two agree kind for kind, and its runs of failing inputs are mask_intervals'.
+    """
+    from mishgrad.math import numerics
+
+    x, truth = exhaustive
+
+    def ordered(values):
+        bits = values.view(f"u{values.itemsize}").astype(np.int64)
+        sign = 1 << (8 * values.itemsize - 1)
+        return np.where(bits & sign, -(bits & (sign - 1)), bits)
+
+    def classify(r, g):
+        r64, g64 = r.astype(np.float64), g.astype(np.float64)
+        ulps = np.abs(ordered(r) - ordered(g))
+        with np.errstate(invalid="ignore"):
+            wrong_sign = r64 * g64 < 0
+        return {
+            "NaN": np.isnan(r64) & np.isfinite(g64),
+            "±Inf": np.isinf(r64) & np.isfinite(g64),
+            "wrong sign": wrong_sign,
+            "inaccurate": np.isfinite(r64) & np.isfinite(g64) & (ulps > 1) & ~wrong_sign,
+        }
+
+    def runs(values, mask):
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+        return [(values[a], values[b - 1]) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+    tanhx = oracle.tanh_softplus_oracle(x)
+    results = {name: formula(x) for name, formula in numerics.FORMULAS.items()}
+    results["B1"] = numerics.dmish_b1(x, tanhx)
+    results["tanhx branch"] = numerics.dmish_tanhx(x, tanhx)
+    results["PyTorch"] = numerics.dmish_pytorch(x)
+    x64 = x.astype(np.float64)
+    for name, result in results.items():
+        mine, helper = classify(result, truth), errors.failure_masks(x, result, truth)
+        assert list(mine) == list(errors.FAILURE_KINDS), name
+        for kind in errors.FAILURE_KINDS:
+            assert np.array_equal(mine[kind], helper[kind]), (name, kind)
+            assert runs(x64, mine[kind]) == errors.mask_intervals(x64, mine[kind]), (name, kind)

@@ -292,3 +292,12 @@ def test_shell_check_finds_a_planted_fault(tmp_path):
     script = tmp_path / "bad.sh"
     script.write_text("#!/usr/bin/env bash\nfolder=$1\nrm -rf $folder/build\n")
     assert "SC2086" in shell_check.shellcheck(script)  # an unquoted variable
+
+
+def test_make_example_prints_the_bits_python_gets_on_the_twin(make_example):
+    from mishgrad import aclnn
+
+    printed = [float(text) for _, text in VALUE_LINE.findall(make_example.stdout)]
+    from_c = np.array(printed, dtype=np.float32).reshape(SELF.shape)
+    from_python = aclnn.mish_backward(GRAD_OUTPUT, SELF, backend="twin")
+    assert np.array_equal(from_c.view(np.uint32), from_python.view(np.uint32))

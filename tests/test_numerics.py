@@ -257,3 +257,67 @@ def test_a_missed_bulk_target_is_reported(bulk):
         dataclasses.replace(exact, within_1ulp_pct=81.9), "hardware"
     )
     assert not missed.met and missed.target == ">= 82"
+
+
+def test_sign_split_is_its_two_halves_each_kept_on_its_own_side():
+    """Notebook 02 writes v1's two halves out and keeps each on its own side of 0.
+
+    For finite x that is numerics.dmish_sign_split (which adds the two masked halves).
+    """
+    probe = np.array([-100, -50, -10, -1, 1, 10, 50, 100], dtype=np.float32)
+    x = np.concatenate([probe, np.linspace(-120, 120, 100_001, dtype=np.float32)])
+    with np.errstate(all="ignore"):
+        u, v = np.exp(-x), np.exp(-2 * x)
+        t_pos = (1 + 2 * u) / (2 * u + 2 * v + 1)
+        d_pos = t_pos + (x / (u + 1)) * (1 - t_pos * t_pos)
+        w, w2 = np.exp(x), np.exp(2 * x)
+        t_neg = (2 * w + w2) / (2 * w + w2 + 2)
+        d_neg = t_neg + ((x * w) / (w + 1)) * (1 - t_neg * t_neg)
+    assert np.array_equal(np.where(x > 0, d_pos, d_neg), numerics.dmish_sign_split(x))
+
+
+def test_notebook_03s_pytorch_formula_is_dmish_pytorch(bulk):
+    """Notebook 03 writes PyTorch's CPU formula out in NumPy: it is numerics.dmish_pytorch.
+
+    Bit for bit, on the sample's uniform part, at the special values, and on every finite
+    16-bit input (widened to float32, the result rounded once, as the notebook does).
+    """
+
+    def library(function, x):
+        return function(x.astype(np.float64)).astype(np.float32)
+
+    def pytorch_formula(x):
+        x = x.astype(np.float32)
+        with np.errstate(all="ignore"):
+            sigmoid = np.float32(1) / (np.float32(1) + library(np.exp, -x))
+            t = library(np.tanh, library(np.log1p, library(np.exp, x)))
+            return t + x * sigmoid * (np.float32(1) - t * t)
+
+    big = np.finfo(np.float32).max
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, big, -big], np.float32)
+    inputs = [bulk[0], special, dtypes.all_values("float16"), dtypes.all_values("bfloat16")]
+    for x in inputs:
+        written = pytorch_formula(x).astype(x.dtype).astype(np.float64)
+        packaged = numerics.dmish_pytorch(x).astype(np.float64)
+        assert np.array_equal(written, packaged, equal_nan=True), x.dtype
+        assert np.array_equal(np.signbit(written), np.signbit(packaged)), x.dtype
+
+
+def test_notebook_03s_special_inputs_are_the_oracles_values():
+    """Notebook 03 (Reference) shows ours at NaN, ±inf, ±0 and each dtype's largest inputs.
+
+    Ours returns the oracle's value at every one of them (NaN for NaN); the sign of a zero
+    differs only at -inf, where the oracle returns the limit +0 and ours -0, the sign d has at
+    every very negative x (the oracle's own at the most negative finite float32).
+    """
+    for dtype in ALL:
+        big = float(dtypes.float_info(dtype).max)
+        x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, big, -big], dtype=dtype)
+        ours = numerics.dmish_ours(x).astype(np.float64)
+        truth = oracle.dmish_oracle(x).astype(np.float64)
+        assert np.array_equal(ours, truth, equal_nan=True), dtype
+        zeros = (ours == 0) & (truth == 0)
+        differ = zeros & (np.signbit(ours) != np.signbit(truth))
+        assert list(np.flatnonzero(differ)) == [2], dtype  # -inf only
+    far_left = np.array([-np.inf, -np.finfo(np.float32).max], np.float32)
+    assert not np.any(oracle.dmish_oracle(far_left)) and not np.any(numerics.dmish_ours(far_left))

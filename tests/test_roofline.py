@@ -136,3 +136,104 @@ def test_predictions_grow_with_n(a2, costs):
 def test_n_zero_has_no_plan(a2, costs):
     with pytest.raises(tiling.TilingError):
         a2.predict(0, costs["float32", False])
+
+
+def _notebook_10s_model() -> tuple[float, float, float, float, float]:
+    """The parameters notebook 10 types in: the bandwidth range, clock, cycles, cores."""
+    low, high = roofline.HBM_BANDWIDTH_RANGE
+    return low, high, 1.8e9, 1.0, platforms.platform("910B2").vector_cores
+
+
+def _v1_cost() -> roofline.KernelCost:
+    return roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False, "v1")
+
+
+def test_notebook_10s_roofline_formulas_are_the_models(a2, costs):
+    """Notebook 10 writes the roofline in NumPy with W, f, c, P typed in: they are the model's,
+    and its t_mem, t_vec, ridge, headroom and bounds are Roofline's, for every configuration;
+    the book's six keep their bound over the whole bandwidth range."""
+    low, high, f, c, p = _notebook_10s_model()
+    model = a2.model
+    assert (model.hbm_bytes_per_second, model.clock_hz, model.vector_cycles_per_repeat) == (
+        high,
+        f,
+        c,
+    )
+    assert model.vector_cores == p and roofline.ELEMENTS_PER_REPEAT == 256 // 4 == 64
+    ours = costs["float32", False]
+    n, b, k = 10**9, ours.bytes_per_element, ours.instruction_count
+    t_mem, t_vec = n * b / high, n * k * c / (64 * p * f)
+    assert a2.predict(n, ours).steady_seconds == pytest.approx(max(t_mem, t_vec), rel=1e-3)
+    for cost in [*costs.values(), _v1_cost()]:
+        b, k = cost.bytes_per_element, cost.instruction_count
+        w_star = 64 * b * p * f / (k * c)
+        assert w_star == pytest.approx(a2.ridge_bandwidth(cost))
+        headroom = 64 * p * f * b / (high * c) - k
+        assert headroom == pytest.approx(a2.instruction_headroom(cost))
+        bounds = ["bandwidth" if w <= w_star else "vector" for w in (low, high)]
+        assert bounds == [a2.replace(hbm_bytes_per_second=w).bound(cost) for w in (low, high)]
+        if cost in costs.values():
+            assert bounds[0] == bounds[1]
+
+
+def test_notebook_10s_sensitivity_is_the_models(costs):
+    """Notebook 10 solves for the Exp and Div cycles per repeat, and for the clock, at which a
+    configuration turns vector-bound: Roofline with those per-op cycles, and its ridge clock,
+    agree."""
+    low, high, f, c, p = _notebook_10s_model()
+    for cost in [*costs.values(), _v1_cost()]:
+        b, k = cost.bytes_per_element, cost.instruction_count
+        slow = cost.instructions["Exp"] + cost.instructions["Div"]
+        if k * c > 64 * p * f * b / low:
+            continue
+        for w in (high, low):
+            cycles = 64 * p * f * b / w
+            flips = int(np.floor((cycles - (k - slow) * c) / slow)) + 1
+
+            def bound(per_repeat, w=w, cost=cost):
+                slow_ops = dict.fromkeys(["Exp", "Div"], per_repeat)
+                chip = roofline.Roofline.for_chip(op_cycles_per_repeat=slow_ops)
+                return chip.replace(hbm_bytes_per_second=w).bound(cost)
+
+            assert bound(flips) == "vector"
+            assert flips == 1 or bound(flips - 1) == "bandwidth"
+            clock = k * c * w / (64 * p * b)
+            ridge_clock = roofline.Roofline.for_chip(hbm_bytes_per_second=w).ridge_clock(cost)
+            assert clock == pytest.approx(ridge_clock)
+
+
+def _notebook_10s_launch(plan, cost, w, f, c, p):
+    """Notebook 10's launch(plan, w): (elements, tiles, tail, M, V, t) of the slowest core."""
+    core_bw, repeat_s = w / p, cost.instruction_count * c / f
+    kinds = []
+    if plan.bigCoreNum:
+        kinds.append((plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength))
+    if plan.blockDim - plan.bigCoreNum > 1:
+        kinds.append((plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength))
+    kinds.append((plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength))
+    slowest = None
+    for elements, tiles, tail in kinds:
+        memory = elements * cost.bytes_per_element / core_bw
+        vector = ((tiles - 1) * np.ceil(plan.tileLength / 64) + np.ceil(tail / 64)) * repeat_s
+        in_first = (plan.tileLength if tiles > 1 else tail) * cost.read_bytes / core_bw
+        out_last = tail * cost.write_bytes / core_bw
+        t = max(memory + np.ceil(tail / 64) * repeat_s, vector + in_first + out_last)
+        if slowest is None or t > slowest[-1]:
+            slowest = elements, tiles, tail, memory, vector, t
+    return slowest
+
+
+def test_notebook_10s_launch_by_hand_is_predict(a2, costs):
+    """Notebook 10 predicts one launch by hand from the tiling plan, for each decade of n from
+    10^3 to 10^9 at both ends of the bandwidth range: Roofline.predict gives the same cores,
+    tiles, time and share of fill and drain."""
+    low, high, f, c, p = _notebook_10s_model()
+    ours = costs["float32", False]
+    for k in range(3, 10):
+        plan = tiling.plan_for(10**k, ours.dtype_size, False, platforms.platform("910B2"))
+        for w in (low, high):
+            _, tiles, _, memory, vector, t = _notebook_10s_launch(plan, ours, w, f, c, p)
+            predicted = a2.replace(hbm_bytes_per_second=w).predict(10**k, ours)
+            assert (plan.blockDim, tiles) == (predicted.cores, predicted.tiles)
+            assert t == pytest.approx(predicted.seconds)
+            assert 1 - max(memory, vector) / t == pytest.approx(predicted.fill_share)

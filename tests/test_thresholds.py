@@ -187,3 +187,73 @@ def test_ours_has_no_failure_region(dtype: str):
     x = dtypes.all_values(dtype)
     regions = errors.failure_regions(x, numerics.dmish_ours(x), oracle.dmish_oracle(x))
     assert all(intervals == [] for intervals in regions.values())
+
+
+def test_notebook_02s_bisection_finds_the_package_thresholds():
+    """Notebook 02 bisects on the keys, with the intermediates written as NumPy evaluates them.
+
+    thresholds finds the same 21 values: five overflow thresholds and the subnormal and
+    zero thresholds of e^x, in each dtype.
+    """
+    written = {
+        "e^x": lambda x: np.exp(x),
+        "e^2x": lambda x: np.exp(x + x),
+        "(1 + e^x)^2": lambda x: (1 + np.exp(x)) * (1 + np.exp(x)),
+        "x e^x": lambda x: x * np.exp(x),
+        "4x e^x (e^x + 1)  (y1 numerator)": lambda x: 4 * x * np.exp(x) * (np.exp(x) + 1),
+    }
+    assert set(written) == set(thresholds.OVERFLOWING)
+
+    def bisect(predicate, dtype):  # the smallest x in [0, 1e4] where predicate turns true
+        low, high = (int(k) for k in dtypes.ordered(np.array([0.0, 1e4], dtype)))
+        while high - low > 1:
+            middle = (low + high) // 2
+            with np.errstate(all="ignore"):
+                holds = predicate(dtypes.from_ordered([middle], dtype))[0]
+            low, high = (low, middle) if holds else (middle, high)
+        return float(dtypes.from_ordered([high], dtype)[0])
+
+    for name in ALL_DTYPES:
+        dtype, tiny = dtypes.as_dtype(name), float(dtypes.float_info(name).tiny)
+        for label, f in written.items():
+            found = bisect(lambda x, f=f: np.isinf(f(x)), dtype)
+            assert found == thresholds.overflow_threshold(thresholds.OVERFLOWING[label], name)
+        subnormal = -bisect(lambda x, tiny=tiny: np.exp(-x) < tiny, dtype)
+        assert subnormal == thresholds.exp_subnormal_threshold(name)
+        assert -bisect(lambda x: np.exp(-x) == 0, dtype) == thresholds.exp_underflow_threshold(name)
+
+
+def test_notebook_03s_bisection_finds_the_float32_thresholds():
+    """Notebook 03 bisects the bit patterns of positive float32s for each threshold it shows.
+
+    Its overflow points are thresholds.overflow_threshold's, and its other two are
+    thresholds.first_true's, on the same conditions.
+    """
+
+    def first_float32(condition, lo, hi):
+        below, above = np.array([lo, hi], np.float32).view(np.int32).astype(np.int64)
+        while above - below > 1:
+            middle = (below + above) // 2
+            if condition(np.array([middle], np.int32).view(np.float32)[0]):
+                above = middle
+            else:
+                below = middle
+        return np.array([above], np.int32).view(np.float32)[0]
+
+    with np.errstate(over="ignore"):
+        x_exp = first_float32(lambda x: np.isinf(x * np.exp(x)), 1, 1000)
+        numerator = first_float32(lambda x: np.isinf(4 * x * np.exp(x) * (np.exp(x) + 1)), 1, 1000)
+        y1_zero = first_float32(lambda x: (1 / ((1 + np.exp(x)) ** 2 + 1)) ** 2 == 0, 1, 1000)
+    log_zero = first_float32(lambda a: np.log(1 + np.exp(-a)) == 0, 1, 1000)
+    overflowing = thresholds.OVERFLOWING
+    assert x_exp == thresholds.overflow_threshold(overflowing["x e^x"], "float32")
+    y1_label = "4x e^x (e^x + 1)  (y1 numerator)"
+    assert numerator == thresholds.overflow_threshold(overflowing[y1_label], "float32")
+
+    def y1_squared_is_zero(x):
+        y1 = 1 / ((1 + np.exp(x)) ** 2 + 1)
+        return y1 * y1 == 0
+
+    assert y1_zero == thresholds.first_true(y1_squared_is_zero, "float32", 0.0, 1e4)
+    log_is_zero = thresholds.first_true(lambda x: np.log(1 + np.exp(-x)) == 0, "float32", 0.0, 1e4)
+    assert log_zero == log_is_zero

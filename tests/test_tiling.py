@@ -181,3 +181,136 @@ def test_plan_round_trips_through_the_c_struct():
     plan = tiling.plan_for(12345, 2, True, "950")
     assert twin.TilingData.from_plan(plan).as_plan() == plan
     assert dataclasses.astuple(plan)[0] == 12345
+
+
+def test_notebook_05s_init_arithmetic_gives_the_plans_slices():
+    """Notebook 05 does Init's arithmetic in NumPy, every core at once, for its tensor.
+
+    n = 1,000,003 float32 on Atlas A2, planned by the C++ tiling: the starts and lengths must be
+    the plan's own slices (contiguous, from 0, adding up to n), with the plan's tiles and tails.
+    """
+    a2 = platforms.platform("910B2")
+    n = 1_000_003
+    plan = twin.native_tiling(n, 4, False, a2.ub_reported, a2.vector_cores)
+    core = np.arange(plan.blockDim)
+    big = core < plan.bigCoreNum
+    last = core == plan.blockDim - 1
+    after_big = plan.bigCoreNum * plan.bigCoreLength
+    start = np.where(
+        big, core * plan.bigCoreLength, after_big + (core - plan.bigCoreNum) * plan.smallCoreLength
+    )
+    small = np.where(last, plan.lastCoreLength, plan.smallCoreLength)
+    length = np.where(big, plan.bigCoreLength, small)
+    slices = [(int(s), int(k)) for s, k in zip(start, length, strict=True)]
+    assert slices == [tuple(s) for s in plan.core_slices()]
+    assert start[0] == 0 and np.all(start[1:] == start[:-1] + length[:-1]) and length.sum() == n
+    tiles = -(-length // plan.tileLength)
+    tails = length - (tiles - 1) * plan.tileLength
+    planned_tiles = np.where(last, plan.lastTileNum, plan.smallTileNum)
+    planned_tails = np.where(last, plan.lastTailLength, plan.smallTailLength)
+    assert np.array_equal(tiles, np.where(big, plan.bigTileNum, planned_tiles))
+    assert np.array_equal(tails, np.where(big, plan.bigTailLength, planned_tails))
+
+
+# Notebook 04 computes the tiling by hand in its cells; these are the checks it printed as
+# "agrees: True" before issue 29, each against the package function the notebook then uses.
+
+
+def _notebook_04_bytes_per_element(size: int, has_tanhx: bool) -> float:
+    """Notebook 04, section 2: the kernel's buffers per tile element, counted by hand."""
+    queues = (4 if has_tanhx else 3) * 2 * size
+    copies = 0 if size == 4 else (3 if has_tanhx else 2) * 4
+    temporaries = (2 if has_tanhx else 5) * 4
+    masks = 0 if has_tanhx else 2 / 8
+    return queues + copies + temporaries + masks
+
+
+def _notebook_04_ub_limit(chip: platforms.Platform, has_tanhx: bool) -> int:
+    if chip.select_uses_scratch and not has_tanhx:
+        return chip.ub_bytes - platforms.SELECT_SCRATCH_BYTES
+    return chip.ub_reported
+
+
+def _notebook_04_tile_length(limit: int, bytes_per_element: float) -> int:
+    return int(limit // bytes_per_element) // 256 * 256
+
+
+def test_notebook_04s_budget_limit_and_tile_are_the_packages():
+    for size in (2, 4):
+        for has_tanhx in (False, True):
+            bits = sum(b.copies * b.bits_per_element for b in tiling.budget(size, has_tanhx))
+            per_element = _notebook_04_bytes_per_element(size, has_tanhx)
+            assert per_element == bits / 8
+            for chip in CHIPS:
+                limit = _notebook_04_ub_limit(chip, has_tanhx)
+                assert limit == tiling.ub_limit(
+                    chip.ub_reported, has_tanhx, chip.select_uses_scratch
+                )
+                assert _notebook_04_tile_length(limit, per_element) == tiling.max_tile_length(
+                    size, has_tanhx, chip.ub_reported, chip.select_uses_scratch
+                )
+    a2 = platforms.platform("910B2")  # without tanhx, the limit is where Select's scratch begins
+    assert _notebook_04_ub_limit(a2, False) == a2.select_scratch_begin
+
+
+def test_notebook_04s_v1_tile_by_hand_is_the_packages():
+    for ub in platforms.UB_SIZE_FIXTURES:
+        for size in (2, 4):
+            for has_tanhx in (False, True):
+                block = 32 if has_tanhx else 256
+                by_hand = ub // block // tiling.V1_PARTS[size, has_tanhx] * block // size
+                assert by_hand == tiling.v1_tile_length(ub, size, has_tanhx)
+
+
+def _notebook_04_split(n: int, size: int, cores: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Notebook 04, section 3: each core's start and length, and the number of big cores."""
+    unit = tiling.REPEAT_BYTES // size
+    units = -(-n // unit)
+    used = min(units, cores)
+    lengths = np.full(used, units // used * unit)
+    lengths[: units % used] += unit
+    starts = np.concatenate([[0], np.cumsum(lengths[:-1])])
+    lengths[-1] = n - starts[-1]
+    return starts, lengths, units % used
+
+
+def test_notebook_04s_split_is_the_plans():
+    rng = np.random.default_rng(3)
+    edges = [1, 63, 64, 65, 1000, 3071, 3072, 3073, 3077, 300_001, 10**6, 10**7]
+    for n in [*edges, *rng.integers(1, 10**8, 60).tolist()]:
+        for size in (2, 4):
+            for has_tanhx in (False, True):
+                for chip in CHIPS:
+                    args = (n, size, has_tanhx, chip.ub_reported, chip.vector_cores)
+                    plan = tiling.plan(*args, chip.select_uses_scratch)
+                    assert twin.native_tiling(*args, chip.select_uses_scratch) == plan
+                    starts, lengths, big = _notebook_04_split(n, size, chip.vector_cores)
+                    slices = [(int(s), int(k)) for s, k in zip(starts, lengths, strict=True)]
+                    assert slices == plan.core_slices() and big == plan.bigCoreNum
+                    assert starts[-1] + lengths[-1] == n
+
+
+def test_notebook_04s_overrun_by_hand_is_v1_overrun_bytes():
+    for size in (2, 4):
+        n = np.arange(1, 100_001)
+        nbytes = n * size
+        for has_tanhx, block in ((False, 256), (True, 32)):
+            by_hand = -(-nbytes // block) * block - nbytes
+            expected = [tiling.v1_overrun_bytes(int(k), size, has_tanhx) for k in n[::997]]
+            assert by_hand[::997].tolist() == expected
+            assert by_hand.max() == block - size
+
+
+def test_the_reserve_changes_no_tile_length():
+    # Notebook 04's Reference: either of ops-nn's A2 figures taken as the one reported, the
+    # physical UB staying the same, gives the same tile in every case.
+    a2 = platforms.platform("910B2")
+    low, high = sorted(platforms.UB_SIZE_FIXTURES)
+    for size in (2, 4):
+        for has_tanhx in (False, True):
+            tiles = set()
+            for reported in (low, high):
+                limit = reported if has_tanhx else a2.select_scratch_begin
+                bits = sum(b.copies * b.bits_per_element for b in tiling.budget(size, has_tanhx))
+                tiles.add(limit * 8 // bits // tiling.TILE_ALIGN * tiling.TILE_ALIGN)
+            assert tiles == {tiling.max_tile_length(size, has_tanhx, a2.ub_reported)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 import matplotlib
@@ -400,3 +401,60 @@ def test_gantt():
 # ---------------------------------------------------------------------------------------
 # Reading kernel sources
 # ---------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------
+# Notebook 05's count of the vector instructions
+# ---------------------------------------------------------------------------------------
+
+
+def _notebook_05s_tile0_counts(records: np.ndarray) -> dict[str, int]:
+    """Core 0's calls in program order up to its first copy out, vector instructions by name."""
+    copies = [b"DataCopy", b"DataCopyPad"]
+    not_vector = [b"InitBuffer", b"AllocTensor", b"EnQue", b"DeQue", b"FreeTensor", *copies]
+    core0 = records[records["core"] == 0]
+    core0 = core0[np.argsort(core0["sequence"], kind="stable")]
+    copy_out = np.isin(core0["op"], copies) & (core0["dst"] < 0)
+    tile0 = core0[: np.flatnonzero(copy_out)[0] + 1]
+    ops, times = np.unique(tile0["op"][~np.isin(tile0["op"], not_vector)], return_counts=True)
+    return {op.decode(): int(k) for op, k in zip(ops, times, strict=True)}
+
+
+def test_notebook_05s_instruction_counts_are_the_packages(runs):
+    """Notebook 05 counts tile 0's instructions in NumPy: trace.instruction_counts says the same,
+    and a 16-bit configuration runs float32's instructions plus its Casts, nothing else."""
+    for (dtype, has_tanhx), run in runs.items():
+        counts = _notebook_05s_tile0_counts(run.trace)
+        assert counts == trace.instruction_counts(run.trace).by_op
+        float32 = _notebook_05s_tile0_counts(runs["float32", has_tanhx].trace)
+        assert {op: k for op, k in counts.items() if op != "Cast"} == float32
+        assert (counts.get("Cast", 0) > 0) == (dtype != "float32")
+
+
+def test_notebook_10s_reading_of_the_trace_is_measure_costs():
+    """Notebook 10 splits a one-core launch into tiles at its copy-outs and counts each tile's
+    vector calls in NumPy: every tile runs roofline.measure_cost's instructions, over the tile's
+    elements rounded up to whole repeats; and RootWindow's calls, counted one a line in its
+    source, are trace.method_instructions'."""
+    x = np.linspace(-20.0, 20.0, 10_000, dtype=np.float32)
+    run = twin.run_kernel(np.ones_like(x), x, cores=1, trace=True)
+    calls = run.trace[np.argsort(run.trace["sequence"], kind="stable")]
+    ops = np.array([op.decode() for op in calls["op"]])
+    copies = np.isin(ops, ["DataCopy", "DataCopyPad"])
+    copy_out = copies & (calls["dst"] < 0)
+    tile = np.cumsum(copy_out) - copy_out
+    vector = ~copies & ~np.isin(ops, ["InitBuffer", "AllocTensor", "EnQue", "DeQue", "FreeTensor"])
+    assert vector.tolist() == [trace.is_vector(op) for op in ops]
+    measured = dict(roofline.measure_cost("float32", False).instructions)
+    assert copy_out.sum() == trace.tile_count(run.trace) == run.plan.lastTileNum == 3
+    for t in range(copy_out.sum()):
+        names, times = np.unique(ops[vector & (tile == t)], return_counts=True)
+        counted = dict(zip(names.tolist(), times.tolist(), strict=True))
+        assert counted == measured == trace.instruction_counts(run.trace, 0, t).by_op
+        elements = int(calls["count"][copy_out][t])
+        assert np.all(calls["count"][vector & (tile == t)] == -(-elements // 64) * 64)
+    full = run.plan.tileLength
+    assert calls["count"][copy_out].tolist() == [full, full, run.plan.lastTailLength]
+    window_source = source.read_method(HEADER, "RootWindow", with_comment=False)
+    window = len(re.findall(r"^\s*[A-Z]\w*\(", window_source, flags=re.M))
+    assert window == trace.method_instructions(HEADER, "RootWindow")

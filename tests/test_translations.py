@@ -331,6 +331,18 @@ def test_figures_are_localized_and_render_without_missing_glyphs(chinese) -> Non
     plt.close(figure)
 
 
+def test_a_figure_given_numbers_as_text_is_localized_as_it_is(chinese) -> None:
+    # A learner's ax.text(x, y, 5) or integer tick labels raised a TypeError in the Chinese
+    # edition (the translation matched a regular expression against an int).
+    figure, axes = plt.subplots()
+    axes.text(0.5, 0.5, 5)
+    axes.set_xticks([0, 1], labels=[1, 2])
+    notebook_display.localize_figure(figure)
+    figure.savefig(io.BytesIO(), format="png")
+    assert [t.get_text() for t in axes.get_xticklabels()] == ["1", "2"]
+    plt.close(figure)
+
+
 def test_a_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch) -> None:
     # As on a fresh machine where matplotlib cached its font list before `make fonts` ran.
     manager = notebook_display.font_manager.fontManager

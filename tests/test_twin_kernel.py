@@ -218,3 +218,64 @@ def test_a_plan_that_overruns_the_tensor_is_caught():
     huge_tile = dataclasses.replace(plan, tileLength=plan.tileLength * 2)
     with pytest.raises(twin.KernelError, match="TPipe::InitBuffer"):
         twin.run_kernel(grad, x, plan=huge_tile)
+
+
+def test_notebook_05s_transcription_is_dmish_ours():
+    """Notebook 05: numerics.dmish_ours is the kernel's Derivative, with a correctly rounded Exp.
+
+    On the notebook's float32 inputs (random bit patterns, a uniform sample, the root window,
+    the special values): under the faithful models it is the kernel bit for bit; under ieee
+    it differs only where the C library's expf (the twin's Exp) and the correctly rounded
+    exponential part, for the argument the kernel's Exp is given.
+    """
+    import re
+
+    from mishgrad.kernel.source import KERNEL_DIR
+    from mishgrad.math import vector_math
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [
+            rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+            rng.uniform(-20, 20, 50_000).astype(np.float32),
+            np.linspace(-1.3, -1.1, 50_001, dtype=np.float32),
+            np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=np.float32),
+        ]
+    )
+
+    def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
+
+    for model in ("hardware", "adversarial"):
+        kernel = twin.run_kernel(np.ones_like(x), x, numerics=model).out
+        assert np.all(same(kernel, numerics.dmish_ours(x, model))), model
+    header = (KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
+    far = np.float32(re.search(r"constexpr float kFarLimit = ([-+.\deE]+)f;", header)[1])
+    a = -np.abs(x)
+    with np.errstate(invalid="ignore"):  # signalling NaNs among the random bit patterns
+        argument = np.where(x < far, a * np.float32(0.5), a)  # Exponential: Exp's argument
+    exps_agree = same(twin.native_exp(argument, "ieee"), vector_math.exp(argument))
+    assert exps_agree.mean() > 0.999
+    kernel = twin.run_kernel(np.ones_like(x), x, numerics="ieee").out
+    assert np.all(same(kernel, numerics.dmish_ours(x))[exps_agree])
+
+
+def test_kernel_buffers_are_laid_out_in_order_below_the_limit():
+    # Notebook 04 reads core 0's InitBuffer calls (float32, no tanhx) and sums their bytes per
+    # element by hand; here every dtype and branch: each buffer starts where the one before
+    # ends, from offset 0, with the budget's bytes, and the layout ends within ub_limit.
+    for dtype in DTYPES:
+        for with_tanhx in (False, True):
+            grad, x = inputs(1000, dtype, 0)
+            tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
+            run = twin.run_kernel(grad, x, tanhx, trace=True)
+            trace = run.trace
+            events = trace[(trace["op"] == b"InitBuffer") & (trace["core"] == 0)]
+            starts, sizes = events["dst"].astype(np.int64), events["bytes"].astype(np.int64)
+            assert starts[0] == 0 and np.array_equal(starts[1:], (starts + sizes)[:-1])
+            budget = tiling.budget(x.itemsize, with_tanhx)
+            assert sizes.tolist() == [b.bytes_for(run.plan.tileLength) for b in budget]
+            limit = tiling.ub_limit(A2.ub_reported, with_tanhx, A2.select_uses_scratch)
+            assert starts[-1] + sizes[-1] <= limit
+            per_element = sizes.sum() / run.plan.tileLength
+            assert per_element == sum(b.copies * b.bits_per_element for b in budget) / 8

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mishgrad import citations
@@ -41,3 +42,14 @@ def test_links_pin_the_commit_and_lines(order):
     assert order.link.endswith(f"{order.path}#L{first}-L{last}")
     assert citations.OPS_NN[1] in order.link
     assert order.source == f"[{order.path}, lines {first}–{last}]({order.link})"
+
+
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.label)
+def test_notebook_10s_count_of_a_description_is_the_orders(order):
+    """Notebook 10 counts a described path in NumPy (np.unique of its steps' calls); the
+    OperationOrder's counts, total and count of Exp and Div say the same."""
+    names, times = np.unique([step.op for step in order.steps], return_counts=True)
+    counted = dict(zip(names.tolist(), times.tolist(), strict=True))
+    assert counted == order.counts()
+    assert int(times.sum()) == order.total
+    assert [counted.get(op, 0) for op in ("Exp", "Div")] == [order.count("Exp"), order.count("Div")]

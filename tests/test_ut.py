@@ -5,11 +5,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import shutil
+import sys
 
+import numpy as np
 import pytest
 
-from mishgrad.kernel import ut
+from mishgrad.kernel import twin, ut
 from mishgrad.kernel.source import KERNEL_DIR
 
 pytestmark = pytest.mark.slow  # builds broken copies of the operator and their unit tests
@@ -67,3 +71,50 @@ def test_a_broken_operator_fails_its_unit_test(
     assert result.returncode != 0
     assert f"[  FAILED  ] {failing}" in result.stdout
     assert says in result.stdout
+
+
+# Notebook 11 reads these programs' log (section 6); the checks of what it shows are here.
+def _kernel_program(dtype: str):
+    return ut.run({p.name: p for p in ut.programs()}[f"op_kernel_{dtype}"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_every_kernel_case_meets_both_standards(dtype):
+    result = _kernel_program(dtype)
+    verdicts = re.findall(
+        r"^  (mixed tolerance \(in force\)|MERE/MARE \(first release\)): .*: (pass|fail)$",
+        result.stdout,
+        re.MULTILINE,
+    )
+    assert result.returncode == 0
+    assert len(verdicts) == 4  # two cases, each judged by both standards
+    assert {verdict for _, verdict in verdicts} == {"pass"}
+
+
+def test_the_mixed_tolerance_by_hand_is_what_the_float16_test_prints():
+    data = KERNEL_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
+    spec = importlib.util.spec_from_file_location("mish_grad_golden", data / "mish_grad_golden.py")
+    mg = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mg  # dataclasses look their module up there
+    spec.loader.exec_module(mg)
+    grad, x = (mg.from_float32(v, "float16") for v in mg.inputs(48 * 4099 + 13))
+    golden = mg.golden(grad, x, "float16")
+    out = twin.run_kernel(grad, x).out
+    # The mixed tolerance as notebook 11 writes it out in NumPy (float16, opbase aa3cd74).
+    a, g = out.astype(np.float64), golden.astype(np.float64)
+    error = np.abs(a - g)
+    matched = np.mean(error <= 2.0**-9 + 2.0**-9 * np.abs(g))
+    ulp = np.abs(np.spacing(golden)).astype(np.float64)
+    within_cap = bool(np.all(error <= np.maximum(0.1, 32 * ulp)))
+    script = mg.mixed_tolerance(out, golden, "float16")
+    assert (matched, error.max(), within_cap) == (
+        script.matched_ratio,
+        script.max_abs_error,
+        script.cap_passed,
+    )
+    line = (
+        f"matched {100 * matched:.4f} % (at least 99 %), largest absolute error "
+        f"{error.max():.3g} within the cap: {within_cap}: pass"
+    )
+    lines = _kernel_program("float16").stdout.splitlines()
+    assert lines[lines.index(f"float16, {x.size} elements") + 1].endswith(line)

@@ -178,14 +178,16 @@ def _modules(tree: ast.Module, known: dict[str, str]) -> dict[str, str]:
     return names
 
 
-def _plain(tree: ast.Module, modules: dict[str, str]) -> bool:
+def _plain(tree: ast.Module, modules: dict[str, str], wrappers: set[str]) -> bool:
     """Whether a cell's computation is all in view.
 
-    It calls nothing of mishgrad (presentation aside) and no module beyond Python's own and
-    :data:`PLAIN_MODULES`.
+    It calls nothing of mishgrad (presentation aside), no module beyond Python's own and
+    :data:`PLAIN_MODULES`, and none of the notebook's own ``wrappers`` of such calls.
     """
     for node in ast.walk(tree):
         root = _root_name(node.func) if isinstance(node, ast.Call) else None
+        if root in wrappers:
+            return False
         if root is None or root in PRESENTATION or root not in modules:
             continue  # a name the notebook defined, a builtin, or a table or display
         top = modules[root].split(".")[0]
@@ -194,19 +196,30 @@ def _plain(tree: ast.Module, modules: dict[str, str]) -> bool:
     return True
 
 
+def _wrappers(tree: ast.Module, modules: dict[str, str], known: set[str]) -> set[str]:
+    """``known`` with the functions ``tree`` defines that call a helper: calling one hides it."""
+    found = set(known)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and not _plain(node, modules, found):
+            found.add(node.name)
+    return found
+
+
 def plain_share(cells: list[dict]) -> float:
     """The share of a lesson's code cells, plumbing aside, that are plain (:func:`_plain`)."""
     modules: dict[str, str] = {}
+    wrappers: set[str] = set()
     plain = counted = 0
     for cell in lesson(cells):
         if cell["cell_type"] != "code" or is_solution(cell):
             continue
         tree = ast.parse(python_of(cell))
         modules = _modules(tree, modules)
+        wrappers = _wrappers(tree, modules, wrappers)
         if _plumbing(tree) or _times_the_run("".join(cell["source"])):
             continue
         counted += 1
-        plain += _plain(tree, modules)
+        plain += _plain(tree, modules, wrappers)
     return plain / counted if counted else 1.0
 
 
@@ -234,7 +247,7 @@ def _plumbing(tree: ast.Module) -> bool:
 
 def _times_the_run(source: str) -> bool:
     """The cells that time the notebook's run (the setup's clock, the lesson's last cell)."""
-    return "perf_counter" in source or "run_time.report" in source
+    return "started = time.perf_counter()" in source or "run_time.report" in source
 
 
 def _weigh(tree: ast.Module, helpers: set[str]) -> tuple[int, int]:

@@ -127,8 +127,8 @@ def translate(text: str, language: str | None = None) -> str:
     An :class:`~mishgrad.kernel.messages.Ambiguous` word is looked up as what it means.
     """
     language = language or _current
-    if language == ENGLISH or not text:
-        return text
+    if language == ENGLISH or not isinstance(text, str) or not text:
+        return text  # a number given as a figure's text (ax.text(0, 0, 5)) stays as it is
     if isinstance(text, Ambiguous):
         meant = translate(text.meaning, language)
         return text if meant == text.meaning else meant

@@ -50,6 +50,10 @@ AVOIDED = {
     "非正规数": "a subnormal number is 非规格化数",
     "执行轨迹": "a trace is trace（调用轨迹）",
     "参考答案": "a worked solution is 参考解答",
+    "前向": "forward is 正向, as ops-nn's aclnnMishBackward.md writes it",
+    "Ascend 主机": "an Ascend host is 昇腾主机 (昇腾, not the English name, in Chinese prose)",
+    "Ascend 侧": "the Ascend side is 昇腾侧",
+    "Ascend 核函数": "an Ascend kernel is 昇腾核函数",
 }
 #: At most this many "，" or "；" in one Chinese sentence: an opening phrase and two clauses.
 #: A sentence that chains more is split (issue 19: long chains are hard to follow).
