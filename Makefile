@@ -57,9 +57,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $(STAMP)
 
+# news_url=None: JupyterLab does not ask a learner about its announcements feed.
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/$(LAB_TREE) \
-		--ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
+		--LabApp.news_url=None --ServerApp.port=$(LAB_PORT) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # lint-imports: the package's layers and acyclic imports (the contracts in pyproject.toml).
 lint: $(STAMP) shellcheck

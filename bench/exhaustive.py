@@ -4,7 +4,7 @@
 rounded d, in tiles, with a progress bar, and PyTorch's CPU formula (NumPy) the same way;
 a summary per model in ``build/exhaustive/`` lets an interrupted run continue where it
 stopped (run the same command again). At the end it
-writes ``bench/results/exhaustive.json`` and ``.md`` (the table notebook 09 shows) and exits
+writes ``bench/results/exhaustive.json`` and ``.md`` (the table notebook 11 shows) and exits
 with status 1 if a target is missed. ``--stride N`` visits every N-th bit pattern instead
 and writes its result next to the summaries.
 """

@@ -3,7 +3,7 @@
 Runs every English notebook top to bottom in a fresh Jupyter kernel, twice:
 
 1. **first**: from an empty build cache (``MISHGRAD_CACHE`` in a temporary folder, and
-   ``build/ut``, where notebook 11 builds the unit tests, removed), the notebooks in book
+   ``build/ut``, where notebook 13 builds the unit tests, removed), the notebooks in book
    order, as a learner meets them the first time — each compiles what the ones before it
    did not;
 2. **warm**: again, everything it compiles now cached.

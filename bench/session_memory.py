@@ -1,7 +1,7 @@
 """A long-lived aclnn session over many calls: memory and time per call stay flat.
 
 ``aclnn.mish_backward(..., session=s)`` releases each call's device tensors when it returns
-(notebook 08 calls it in a loop). This runs 5,000 calls on one session with the CPU twin's
+(notebook 09 calls it in a loop). This runs 5,000 calls on one session with the CPU twin's
 runtime and prints the process's resident memory and the time per call every 1,000 calls;
 it exits with status 1 if memory grew by more than 10 MB or the last 1,000 calls took more
 than twice as long as the first. Run with ``make bench``.

@@ -197,7 +197,7 @@ def create_accepted(view: RawView) -> bool:
 
 
 def overlap_refused(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """The twin's documented self-overlap rule for gradInput (twin/views.h, notebook 08)."""
+    """The twin's documented self-overlap rule for gradInput (twin/views.h, notebook 09)."""
     if prod(shape) <= 1:
         return False
     dims = sorted((s, n) for n, s in zip(shape, strides, strict=True) if n > 1)

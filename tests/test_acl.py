@@ -325,7 +325,7 @@ def test_the_twin_backend_is_built_from_a_kernel_folder():
 
 
 def test_an_earlier_aclinit_leaves_no_message_behind():
-    # Someone else initialized ACL first (as notebook 07's raw calls do): the session accepts
+    # Someone else initialized ACL first (as notebook 08's raw calls do): the session accepts
     # the repeat, and its message must not end up in the next error report.
     backend = aclnn.load_backend("twin")
     backend.aclInit(None)
@@ -404,10 +404,10 @@ def test_notebook_00s_launch_and_stamp_agree_with_its_aclnn_call(twin_session):
     assert written == (run.plan.blockDim, run.plan.tileLength, x.size, x.itemsize)
 
 
-# Notebook 08 shows the shapes, dtypes and addresses of its calls; their accuracy is held here.
+# Notebook 09 shows the shapes, dtypes and addresses of its calls; their accuracy is held here.
 
 
-def test_notebook_08s_broadcast_call_matches_the_oracle(session):
+def test_notebook_09s_broadcast_call_matches_the_oracle(session):
     grad = np.linspace(-3, 3, 6).reshape(2, 1, 3).astype(np.float32)
     x = np.linspace(-6, 6, 4).reshape(4, 1).astype(np.float32)
     out = aclnn.mish_backward(grad, x, session=session)
@@ -428,7 +428,7 @@ def test_result_dtype_keeps_equal_dtypes_and_promotes_any_other_pair_to_float32(
     [("float16", "bfloat16", "float32"), ("float32", "float16", "float32"),
      ("float16", "bfloat16", "float16")],
 )  # fmt: skip
-def test_notebook_08s_mixed_dtype_calls_match_the_oracle(session, grad_dtype, x_dtype, out_dtype):
+def test_notebook_09s_mixed_dtype_calls_match_the_oracle(session, grad_dtype, x_dtype, out_dtype):
     from mishgrad.math.dtypes import DTYPES
 
     grad = np.linspace(-2, 2, 64).astype(DTYPES[grad_dtype])
@@ -444,7 +444,7 @@ def test_notebook_08s_mixed_dtype_calls_match_the_oracle(session, grad_dtype, x_
     assert_close(out, expected)
 
 
-def test_notebook_08s_strided_gradinput_writes_its_view_and_nothing_else(session):
+def test_notebook_09s_strided_gradinput_writes_its_view_and_nothing_else(session):
     x = np.linspace(-7, 5, 24).reshape(4, 6).astype(np.float32).T  # transposed
     grad = np.linspace(-2, 3, 48).reshape(6, 8).astype(np.float32)[:, ::2]  # every other column
     sentinel = 1234.5
@@ -462,7 +462,7 @@ def test_notebook_08s_strided_gradinput_writes_its_view_and_nothing_else(session
     assert np.all(whole[outside] == sentinel)
 
 
-def test_notebook_08s_in_place_call_changes_every_element_to_the_gradient(session):
+def test_notebook_09s_in_place_call_changes_every_element_to_the_gradient(session):
     grad = np.linspace(-1, 1, 1000).astype(np.float32)
     x = np.linspace(-10, 10, 1000).astype(np.float32)
     x_device = session.tensor(x)
@@ -472,8 +472,8 @@ def test_notebook_08s_in_place_call_changes_every_element_to_the_gradient(sessio
     assert_close(result, oracle.mish_backward_oracle(grad, x))
 
 
-def test_notebook_07s_step_6_is_the_float64_formula_within_the_float32_target(session):
-    """Notebook 07, step 6: ops-nn's example against notebook 01's formula in float64."""
+def test_notebook_08s_step_6_is_the_float64_formula_within_the_float32_target(session):
+    """Notebook 08, step 6: ops-nn's example against notebook 01's formula in float64."""
     grad = np.arange(8, dtype=np.float32).reshape(4, 2)
     x = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=np.float32).reshape(4, 2)
     out = aclnn.mish_backward(grad, x, session=session)
@@ -484,8 +484,8 @@ def test_notebook_07s_step_6_is_the_float64_formula_within_the_float32_target(se
     assert relative.max() <= errors.FLOAT32_MAX_REL_ERROR
 
 
-def test_notebook_07s_workspace_predictions_are_the_twins_phase_1(twin_session):
-    """Notebook 07, section 3: the stamp plus one aligned buffer per gathered input or result."""
+def test_notebook_08s_workspace_predictions_are_the_twins_phase_1(twin_session):
+    """Notebook 08, section 3: the stamp plus one aligned buffer per gathered input or result."""
     session = twin_session
     twin_aclnn = (source.KERNEL_DIR / "twin" / "src" / "aclnn.cpp").read_text()
     align = int(re.search(r"kWorkspaceAlign = (\d+)", twin_aclnn).group(1))
@@ -513,8 +513,8 @@ def test_notebook_07s_workspace_predictions_are_the_twins_phase_1(twin_session):
         assert phase1.workspace_size == stamp + buffers * each, (g.shape, a.shape, out_dtype)
 
 
-def test_notebook_07s_twin_only_misuses_get_the_statuses_the_twin_chose(twin_session):
-    """Notebook 07, section 4: a short, shifted, reused or input-freed phase 2, on the twin."""
+def test_notebook_08s_twin_only_misuses_get_the_statuses_the_twin_chose(twin_session):
+    """Notebook 08, section 4: a short, shifted, reused or input-freed phase 2, on the twin."""
     session, lib = twin_session, twin_session.lib
 
     def planned(free_input=False):
@@ -541,6 +541,6 @@ def test_notebook_07s_twin_only_misuses_get_the_statuses_the_twin_chose(twin_ses
 
 
 def test_every_declared_function_is_bound():
-    """Notebook 07's Reference: each function of the ABI is bound on the selected backend."""
+    """Notebook 08's Reference: each function of the ABI is bound on the selected backend."""
     lib = aclnn.load_backend()
     assert all(name in lib.functions for name in aclnn.SIGNATURES)

@@ -87,6 +87,6 @@ def test_view_map_rejects_a_view_past_its_storage():
         acl_viz.view_map((2, 2), (4, 1), 4, 9)
 
 
-def test_positions_of_notebook_08s_gradinput_view():
+def test_positions_of_notebook_09s_gradinput_view():
     i, j = np.indices((6, 4))
     assert np.array_equal(acl_viz.view_positions((6, 4), (8, 2), 1), 1 + 8 * i + 2 * j)

@@ -210,7 +210,7 @@ def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
     assert "8 scalar writes to global memory were still in the data cache" in str(error.value)
 
 
-# The operator directory the package is built from, as ops-nn reads it (notebook 11, sections
+# The operator directory the package is built from, as ops-nn reads it (notebook 13, sections
 # 1-3, which show these values; the checks are here).
 KERNEL = source.KERNEL_DIR
 

@@ -1,4 +1,4 @@
-"""The near-root comparison of notebooks 03 and 09: the t + p forms lose, the polynomial keeps."""
+"""The near-root comparison of notebooks 03 and 10: the t + p forms lose, the polynomial keeps."""
 
 from __future__ import annotations
 

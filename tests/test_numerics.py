@@ -321,3 +321,14 @@ def test_notebook_03s_special_inputs_are_the_oracles_values():
         assert list(np.flatnonzero(differ)) == [2], dtype  # -inf only
     far_left = np.array([-np.inf, -np.finfo(np.float32).max], np.float32)
     assert not np.any(oracle.dmish_oracle(far_left)) and not np.any(numerics.dmish_ours(far_left))
+
+
+def test_notebook_10s_b1_is_the_packaged_one(exhaustive):
+    """Notebook 10 writes v1's tanhx formula B1 out in NumPy: bit for bit numerics.dmish_b1."""
+    x, _ = exhaustive
+    t = oracle.tanh_softplus_oracle(x)
+    x32, t32 = x.astype(np.float32), t.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ex = np.exp(x32)
+        b1 = (t32 - (x32 * ex) * (t32 * t32 - 1) * (1 / (ex + 1))).astype(x.dtype)
+    assert np.array_equal(b1.view(np.uint16), numerics.dmish_b1(x, t).view(np.uint16))

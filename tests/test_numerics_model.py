@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from mishgrad import aclnn
+from mishgrad.evaluation import accuracy
 from mishgrad.kernel import platforms, twin
-from mishgrad.math import vector_math
+from mishgrad.math import dtypes, oracle, vector_math
 
 FAITHFUL = ("hardware", "adversarial")
 FLT_MIN = np.finfo(np.float32).tiny
@@ -255,3 +256,48 @@ def test_aclnn_follows_the_environment(monkeypatch):
         monkeypatch.setenv(twin.NUMERICS_VARIABLE, "nonsense")
         with pytest.raises(aclnn.AclError, match="MISHGRAD_TWIN_NUMERICS is 'nonsense'"):
             aclnn.mish_backward(grad, x, session=session)
+
+
+def test_notebook_11s_adversarial_exp_is_the_twins():
+    """Notebook 11 writes the adversarial Exp out: the float32 neighbour of exp(x) (float64)
+    farther from it, flushed to 0 below the smallest normal float32. The twin's model agrees."""
+    rng = np.random.default_rng(11)
+    shown = [-1.0, 0.5, 3.0, -87.0, -87.5, -100.0]  # the notebook's arguments
+    x = np.concatenate([shown, rng.uniform(-87.9, 88.5, 5000)]).astype(np.float32)
+    exact = np.exp(x.astype(np.float64))
+    nearest = exact.astype(np.float32)
+    low = np.where(nearest <= exact, nearest, np.nextafter(nearest, np.float32(0)))
+    high = np.nextafter(low, np.float32(np.inf))
+    chosen = np.where(exact - low <= high - exact, high, low)
+    chosen = np.where(nearest == exact, nearest, chosen)
+    adversarial = np.where(chosen < FLT_MIN, np.float32(0), chosen)
+    assert np.array_equal(adversarial, vector_math.exp(x, "adversarial"))
+    assert np.array_equal(adversarial, twin.native_exp(x, "adversarial"))
+
+
+def test_notebook_11s_sixteen_bit_targets_by_hand_are_accuracys():
+    """Notebook 11 measures the 16-bit targets and CANN's verdict from the kernel's outputs by
+    hand, under each model; ``accuracy.sixteen_bit`` reports the same."""
+    for name in ("float16", "bfloat16"):
+        x, packaged = dtypes.all_values(name), accuracy.sixteen_bit(name)
+        g = oracle.dmish_oracle(x)
+        limit = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[name]
+        for model in twin.NUMERICS_MODELS:
+            d = twin.run_kernel(np.ones_like(x), x, numerics=model).out
+            bits = np.stack([d, g]).view(np.uint16).astype(np.int64)
+            key = np.where(bits >= 0x8000, 0x8000 - bits, bits)  # in the order of the values
+            ulps = np.abs(key[0] - key[1])
+            correct = 100 * np.mean(ulps == 0)
+            nonfinite = int(np.sum(~np.isfinite(d.astype(np.float64))))
+            a, g64 = d.astype(np.float64), g.astype(np.float64)
+            r = np.where(a == g64, 0.0, np.abs(a - g64) / (np.abs(g64) + 1e-7))
+            verdict = "pass" if r.mean() < limit and r.max() < 10 * limit else "fail"
+            summary, result = packaged[model].summary, packaged[model]
+            assert (ulps.max(), correct, nonfinite) == (
+                summary.max_ulp,
+                summary.correctly_rounded_pct,
+                summary.spurious_nonfinite,
+            ), (name, model)
+            met = [ulps.max() <= 1, correct >= 99.9, nonfinite == 0]
+            assert met == [check.met for check in result.checks], (name, model)
+            assert verdict == result.cann.verdict, (name, model)

@@ -158,3 +158,62 @@ def test_float32_passes_where_a_t_plus_p_form_fails_near_the_root(float32_sample
     assert precision.evaluate(result[outside], truth[outside]).passed
     # The newer mixed tolerance has an absolute part: the root is no problem for it.
     assert precision.matched_ratio(result, truth) >= precision.REQUIRED_MATCHED_RATIO
+
+
+def _mere_mare_by_hand(actual: np.ndarray, golden: np.ndarray) -> tuple[float, float]:
+    """Notebook 10's evaluator, written out: MERE and MARE with the 1e-7 floor."""
+    a, g = actual.astype(np.float64), golden.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.abs(a - g) / (np.abs(g) + 1e-7)
+    same = (a == g) | (np.isnan(a) & np.isnan(g))
+    r[same] = 0.0
+    r[~same & ~(np.isfinite(a) & np.isfinite(g))] = np.inf
+    return r.mean(), r.max()
+
+
+def _mixed_by_hand(actual: np.ndarray, golden: np.ndarray, name: str) -> tuple[float, str]:
+    """Notebook 10's mixed tolerance, written out from opbase aa3cd74's table."""
+    rtol, atol, cap = {
+        "float16": (2.0**-9, 2.0**-9, 1e-1),
+        "bfloat16": (2.0**-6, 2.0**-6, 1e0),
+        "float32": (2.0**-10, 2.0**-16, 1e-2),
+    }[name]
+    a, g = actual.astype(np.float64), golden.astype(np.float64)
+    error = np.abs(a - g)
+    ulp = np.abs(np.spacing(golden).astype(np.float64))
+    matched = np.mean(error <= atol + rtol * np.abs(g))
+    capped = np.all(error <= np.maximum(cap, 32 * ulp))
+    return matched, "pass" if matched >= 0.99 and capped else "fail"
+
+
+def _notebook_10_cases(x: np.ndarray) -> list[np.ndarray]:
+    """What notebook 10 judges: ours, the tanhx branch (t + p), a NaN-prone form, one 10 % off."""
+    tanhx = oracle.tanh_softplus_oracle(x)
+    with np.errstate(all="ignore"):
+        off = (oracle.dmish_oracle(x).astype(np.float64) * 1.1).astype(x.dtype)
+        return [
+            numerics.dmish_ours(x),
+            numerics.dmish_tanhx(x, tanhx),
+            numerics.dmish_b2_naive(x),
+            off,
+        ]
+
+
+def test_notebook_10s_evaluators_are_the_packaged_ones(exhaustive, float32_sample):
+    """Notebook 10 writes the thresholds, MERE/MARE and the mixed tolerance out in NumPy.
+
+    The package's ``THRESHOLDS``, ``evaluate`` and ``mixed_tolerance`` give the same numbers
+    and verdicts, exactly, in every dtype.
+    """
+    assert precision.THRESHOLDS == {"float32": 2.0**-13, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+    x32 = np.concatenate(list(float32_sample.values()))
+    for x in [exhaustive[0], x32]:
+        truth, name = oracle.dmish_oracle(x), x.dtype.name
+        limit = precision.THRESHOLDS[name]
+        for result in _notebook_10_cases(x):
+            report = precision.evaluate(result, truth)
+            mere, mare = _mere_mare_by_hand(result, truth)
+            assert (report.mere, report.mare) == (mere, mare), name
+            assert report.passed == (mere < limit and mare < 10 * limit), name
+            mixed = precision.mixed_tolerance(result, truth)
+            assert (mixed.matched_ratio, mixed.verdict) == _mixed_by_hand(result, truth, name)

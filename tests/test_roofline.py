@@ -138,8 +138,8 @@ def test_n_zero_has_no_plan(a2, costs):
         a2.predict(0, costs["float32", False])
 
 
-def _notebook_10s_model() -> tuple[float, float, float, float, float]:
-    """The parameters notebook 10 types in: the bandwidth range, clock, cycles, cores."""
+def _notebook_12s_model() -> tuple[float, float, float, float, float]:
+    """The parameters notebook 12 types in: the bandwidth range, clock, cycles, cores."""
     low, high = roofline.HBM_BANDWIDTH_RANGE
     return low, high, 1.8e9, 1.0, platforms.platform("910B2").vector_cores
 
@@ -148,11 +148,11 @@ def _v1_cost() -> roofline.KernelCost:
     return roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False, "v1")
 
 
-def test_notebook_10s_roofline_formulas_are_the_models(a2, costs):
-    """Notebook 10 writes the roofline in NumPy with W, f, c, P typed in: they are the model's,
+def test_notebook_12s_roofline_formulas_are_the_models(a2, costs):
+    """Notebook 12 writes the roofline in NumPy with W, f, c, P typed in: they are the model's,
     and its t_mem, t_vec, ridge, headroom and bounds are Roofline's, for every configuration;
     the book's six keep their bound over the whole bandwidth range."""
-    low, high, f, c, p = _notebook_10s_model()
+    low, high, f, c, p = _notebook_12s_model()
     model = a2.model
     assert (model.hbm_bytes_per_second, model.clock_hz, model.vector_cycles_per_repeat) == (
         high,
@@ -176,11 +176,11 @@ def test_notebook_10s_roofline_formulas_are_the_models(a2, costs):
             assert bounds[0] == bounds[1]
 
 
-def test_notebook_10s_sensitivity_is_the_models(costs):
-    """Notebook 10 solves for the Exp and Div cycles per repeat, and for the clock, at which a
+def test_notebook_12s_sensitivity_is_the_models(costs):
+    """Notebook 12 solves for the Exp and Div cycles per repeat, and for the clock, at which a
     configuration turns vector-bound: Roofline with those per-op cycles, and its ridge clock,
     agree."""
-    low, high, f, c, p = _notebook_10s_model()
+    low, high, f, c, p = _notebook_12s_model()
     for cost in [*costs.values(), _v1_cost()]:
         b, k = cost.bytes_per_element, cost.instruction_count
         slow = cost.instructions["Exp"] + cost.instructions["Div"]
@@ -202,8 +202,8 @@ def test_notebook_10s_sensitivity_is_the_models(costs):
             assert clock == pytest.approx(ridge_clock)
 
 
-def _notebook_10s_launch(plan, cost, w, f, c, p):
-    """Notebook 10's launch(plan, w): (elements, tiles, tail, M, V, t) of the slowest core."""
+def _notebook_12s_launch(plan, cost, w, f, c, p):
+    """Notebook 12's launch(plan, w): (elements, tiles, tail, M, V, t) of the slowest core."""
     core_bw, repeat_s = w / p, cost.instruction_count * c / f
     kinds = []
     if plan.bigCoreNum:
@@ -223,16 +223,16 @@ def _notebook_10s_launch(plan, cost, w, f, c, p):
     return slowest
 
 
-def test_notebook_10s_launch_by_hand_is_predict(a2, costs):
-    """Notebook 10 predicts one launch by hand from the tiling plan, for each decade of n from
+def test_notebook_12s_launch_by_hand_is_predict(a2, costs):
+    """Notebook 12 predicts one launch by hand from the tiling plan, for each decade of n from
     10^3 to 10^9 at both ends of the bandwidth range: Roofline.predict gives the same cores,
     tiles, time and share of fill and drain."""
-    low, high, f, c, p = _notebook_10s_model()
+    low, high, f, c, p = _notebook_12s_model()
     ours = costs["float32", False]
     for k in range(3, 10):
         plan = tiling.plan_for(10**k, ours.dtype_size, False, platforms.platform("910B2"))
         for w in (low, high):
-            _, tiles, _, memory, vector, t = _notebook_10s_launch(plan, ours, w, f, c, p)
+            _, tiles, _, memory, vector, t = _notebook_12s_launch(plan, ours, w, f, c, p)
             predicted = a2.replace(hbm_bytes_per_second=w).predict(10**k, ours)
             assert (plan.blockDim, tiles) == (predicted.cores, predicted.tiles)
             assert t == pytest.approx(predicted.seconds)

@@ -17,11 +17,11 @@ from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
 
 def test_copy_is_made_once_and_never_overwritten(tmp_path: Path) -> None:
-    scratch = scratch_kernel("07", root=tmp_path)
+    scratch = scratch_kernel("08", root=tmp_path)
     assert scratch.edited() == []
     header = scratch.file("common/mish_grad_tiling.h")
     header.write_text(header.read_text(encoding="utf-8") + "\n// mine\n", encoding="utf-8")
-    again = scratch_kernel("07", root=tmp_path)
+    again = scratch_kernel("08", root=tmp_path)
     assert again.edited() == ["common/mish_grad_tiling.h"]
     again.reset()
     assert again.edited() == []
@@ -198,7 +198,7 @@ def test_the_default_root_follows_mishgrad_scratch(
         scratch_kernel("05")
 
 
-#: What a notebook's kernel prints for its copy (``print(scratch)`` in notebooks 01, 04, 06, 10).
+#: What a notebook's kernel prints for its copy (``print(scratch)`` in notebooks 01, 04, 07, 12).
 SHOW_DEFAULT_COPY = (
     "from mishgrad.kernel import scratch; print(scratch.scratch_kernel('nbval-probe'))"
 )

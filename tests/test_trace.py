@@ -431,8 +431,8 @@ def test_notebook_05s_instruction_counts_are_the_packages(runs):
         assert (counts.get("Cast", 0) > 0) == (dtype != "float32")
 
 
-def test_notebook_10s_reading_of_the_trace_is_measure_costs():
-    """Notebook 10 splits a one-core launch into tiles at its copy-outs and counts each tile's
+def test_notebook_12s_reading_of_the_trace_is_measure_costs():
+    """Notebook 12 splits a one-core launch into tiles at its copy-outs and counts each tile's
     vector calls in NumPy: every tile runs roofline.measure_cost's instructions, over the tile's
     elements rounded up to whole repeats; and RootWindow's calls, counted one a line in its
     source, are trace.method_instructions'."""
@@ -458,3 +458,111 @@ def test_notebook_10s_reading_of_the_trace_is_measure_costs():
     window_source = source.read_method(HEADER, "RootWindow", with_comment=False)
     window = len(re.findall(r"^\s*[A-Z]\w*\(", window_source, flags=re.M))
     assert window == trace.method_instructions(HEADER, "RootWindow")
+
+
+# ---------------------------------------------------------------------------------------
+# Notebook 06's pipeline model and UB map, computed in NumPy from the trace
+# ---------------------------------------------------------------------------------------
+
+
+def _notebook_06s_calls(run: twin.KernelRun) -> np.ndarray:
+    """Core 0's records in program order, as notebook 06's ``core_calls`` reads them."""
+    records = run.trace[run.trace["core"] == 0]
+    return records[np.argsort(records["sequence"], kind="stable")]
+
+
+def _notebook_06s_stage_cycles(calls: np.ndarray, copy_bytes_per_cycle: float) -> np.ndarray:
+    """Notebook 06's ``stage_cycles``: CopyIn, Compute and CopyOut cycles, one row per tile."""
+    ops = calls["op"].astype(str)
+    count, nbytes = calls["count"].astype(np.int64), calls["bytes"].astype(np.int64)
+    copy = np.isin(ops, ["DataCopy", "DataCopyPad"])
+    copy_in, copy_out = copy & (calls["dst"] >= 0), copy & (calls["dst"] < 0)
+    tile = np.cumsum(copy_out) - copy_out
+    vector = ~copy & ~np.isin(ops, ["InitBuffer", "AllocTensor", "EnQue", "DeQue", "FreeTensor"])
+    width = np.where(ops == "Cast", 4, nbytes // np.maximum(count, 1))
+    repeats = -(-count * width // 256)
+    return np.column_stack(
+        [
+            np.bincount(tile[copy_in], weights=nbytes[copy_in]) / copy_bytes_per_cycle,
+            np.bincount(tile[vector], weights=repeats[vector]),
+            np.bincount(tile[copy_out], weights=nbytes[copy_out]) / copy_bytes_per_cycle,
+        ]
+    )
+
+
+def _notebook_06s_pipeline_end(cost: np.ndarray, buffers: int) -> float:
+    """Notebook 06's ``pipeline_ends``: when the last CopyOut ends, by the recurrence."""
+    ends = np.zeros((3, len(cost) + buffers))
+    for i, (c_in, c_comp, c_out) in enumerate(cost):
+        j = i + buffers
+        ends[0, j] = max(ends[0, j - 1], ends[1, j - buffers]) + c_in
+        ends[1, j] = max(ends[0, j], ends[1, j - 1], ends[2, j - buffers]) + c_comp
+        ends[2, j] = max(ends[1, j], ends[2, j - 1]) + c_out
+    return float(ends[2, -1])
+
+
+def test_notebook_06s_pipeline_model_is_the_packages(runs):
+    """Notebook 06 states PipelineModel's parameters, computes each tile's stage cycles from the
+    trace in NumPy and schedules them by its recurrence: pipeline.stage_cycles and
+    pipeline.schedule say the same, in all six configurations, for one to three buffers."""
+    model = pipeline.PipelineModel()
+    assert (model.hbm_bytes_per_second, model.vector_cores, model.clock_hz) == (1.6e12, 48, 1.8e9)
+    assert (model.vector_cycles_per_repeat, model.copy_latency_cycles) == (1.0, 0.0)
+    assert model.vector_latency_cycles == 0.0
+    copy_bytes_per_cycle = 1.6e12 / 48 / 1.8e9
+    assert copy_bytes_per_cycle == pytest.approx(model.copy_bytes_per_cycle)
+    for run in runs.values():
+        cost = _notebook_06s_stage_cycles(_notebook_06s_calls(run), copy_bytes_per_cycle)
+        work = pipeline.tile_work(run.trace, 0)
+        package = [[pipeline.stage_cycles(w, model)[s] for s in trace.STAGES] for w in work]
+        np.testing.assert_allclose(cost, package)
+        for buffers in (1, 2, 3):
+            spans = pipeline.schedule(work, model, buffers=buffers)
+            end = _notebook_06s_pipeline_end(cost, buffers)
+            assert end == pytest.approx(pipeline.makespan(spans))
+
+
+def test_notebook_06s_queue_count_is_the_kernels_depth_and_buffers(run32):
+    """Notebook 06 counts, per queue of core 0, the tensors enqueued and not yet dequeued and the
+    buffers AllocTensor hands out: at most the kernel's depth, kQueueDepth, and exactly its
+    buffers per queue, kBuffersPerQueue, which InitBuffer gave the queue."""
+    constants = source.read_lines(HEADER, "constexpr int32_t kQueueDepth", "kBuffersPerQueue")
+    depth, buffers = map(int, re.findall(r"= (\d+);", constants))
+    calls = _notebook_06s_calls(run32)
+    ops = calls["op"].astype(str)
+    setup = calls[ops == "InitBuffer"]
+    queues = setup[setup["count"] > 1]
+    assert len(queues) == 3  # grad, x and x_grad
+    step = (ops == "EnQue").astype(int) - (ops == "DeQue").astype(int)
+    for queue in queues:
+        inside = (calls["dst"] >= queue["dst"]) & (calls["dst"] < queue["dst"] + queue["bytes"])
+        assert np.cumsum(np.where(inside, step, 0)).max() == depth
+        handed_out = np.unique(calls["dst"][inside & (ops == "AllocTensor")])
+        assert handed_out.size == queue["count"] == buffers
+    ub = ub_layout.ub_map(run32.trace, 4, False)
+    assert [b.copies for b in ub if b.copies > 1] == [buffers] * 3
+
+
+def test_notebook_06s_ub_map_is_ub_layouts(runs):
+    """Notebook 06 names each configuration's InitBuffer records by hand, in Init's order: the
+    names, offsets, bytes and buffers are ub_layout.ub_map's, which match the budget table; and
+    float16 and bfloat16 have the same map."""
+    maps = {}
+    for (dtype, has_tanhx), run in runs.items():
+        names = ["grad queue", "x queue", *(["tanhx queue"] if has_tanhx else []), "x_grad queue"]
+        if dtype != "float32":
+            names += ["x (float32)", "result (float32)"]
+            names += ["tanhx (float32)"] if has_tanhx else []
+        names += [f"temp {i}" for i in range(2 if has_tanhx else 5)]
+        names += [] if has_tanhx else ["x > 0 mask (bits)", "x <= 0 mask (bits)"]
+        calls = _notebook_06s_calls(run)
+        setup = calls[calls["op"] == b"InitBuffer"]
+        rows = zip(names, setup["dst"], setup["bytes"], setup["count"], strict=True)
+        mine = [list(row) for row in rows]
+        size = np.dtype(numerics.as_dtype(dtype)).itemsize
+        ub = ub_layout.ub_map(run.trace, size, has_tanhx)
+        assert mine == [[b.name, b.offset, b.bytes, b.copies] for b in ub]
+        assert ub_layout.budget_mismatches(ub, size, has_tanhx, run.plan.tileLength) == []
+        maps[dtype, has_tanhx] = mine
+    for has_tanhx in (False, True):
+        assert maps["float16", has_tanhx] == maps["bfloat16", has_tanhx]

@@ -370,7 +370,7 @@ def test_make_example_and_the_uts_take_cxx_with_arguments(tmp_path):
 
 
 def test_the_unit_tests_reuse_their_objects(compiled, tmp_path):
-    # As notebook 11 builds them on every run: the second build of a program compiles nothing.
+    # As notebook 13 builds them on every run: the second build of a program compiles nothing.
     host = ut.programs()[0]
     first = ut.build(host, folder=tmp_path / "ut")
     compiled.clear()

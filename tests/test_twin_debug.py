@@ -151,9 +151,9 @@ def test_kernel_log_from_a_scratch_copy(tmp_path):
 
 
 def test_the_encoding_exercise_prints_what_the_twin_prints(debug):
-    # Notebook 06's exercise 3 checks learners against nb06.encode_dump: it must be the twin's
+    # Notebook 07's exercise 1 checks learners against nb07.encode_dump: it must be the twin's
     # format, for a float32, a float16 and an int32 tensor alike.
-    from mishgrad.book.exercises.nb06 import encode_dump
+    from mishgrad.book.exercises.nb07 import encode_dump
 
     expected = "".join(
         run(debug, case)[1] for case in ("dump_local", "dump_half_and_int", "dump_global")
@@ -165,3 +165,29 @@ def test_the_encoding_exercise_prints_what_the_twin_prints(debug):
         encode_dump(np.arange(8, 12, dtype=np.float32), 7, 0x20, "GM", 4),
     ]
     assert "".join(encoded) == expected
+
+
+def test_notebook_07s_reading_of_a_dump_is_parse_dumps(debug):
+    # Notebook 07 reads its demonstration's dumps back with a regular expression of its own: it
+    # finds what nb07.parse_dumps finds, field for field, and the values the twin dumped.
+    from mishgrad.book.exercises.nb07 import parse_dumps
+
+    log = "".join(run(debug, case)[1] for case in ("dump_local", "dump_half_and_int"))
+    header = (
+        r"DumpTensor: desc=(\d+), addr=(0x[0-9a-f]+), data_type=(\w+), position=(\w+), "
+        r"dump_size=(\d+)"
+    )
+    mine = re.findall(header + r"\n\[([^\]]*)\]", log)
+    parsed = parse_dumps(log)
+    assert len(mine) == len(parsed) == 3
+    for (desc, addr, data_type, position, size, body), dump in zip(mine, parsed, strict=True):
+        values = np.array(body.split(", "), dtype=np.float64)
+        assert (int(desc), int(addr, 16), data_type, position) == (
+            dump.desc,
+            dump.addr,
+            dump.data_type,
+            dump.position,
+        )
+        assert int(size) == values.size
+        np.testing.assert_array_equal(values, dump.values)
+    np.testing.assert_array_equal(parsed[0].values, np.arange(-2, 6) / 2)

@@ -175,18 +175,27 @@ def test_results_identical_for_any_host_threads_and_core_count(dtype):
         )
 
 
-def test_kernel_buffers_are_the_budget_table():
+def test_kernel_buffers_are_the_budget_table_laid_out_in_order_below_the_limit():
+    # Notebook 04 reads core 0's InitBuffer calls (float32, no tanhx) and sums their bytes per
+    # element by hand; here every dtype and branch: each buffer is the budget's (bytes and
+    # copies), starts where the one before ends, from offset 0, and the layout ends within
+    # ub_limit.
     for dtype in DTYPES:
         for with_tanhx in (False, True):
-            grad, x = inputs(64, dtype, 0)
+            grad, x = inputs(1000, dtype, 0)
             tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
             run = twin.run_kernel(grad, x, tanhx, trace=True)
-            events = run.trace[run.trace["op"] == b"InitBuffer"]
+            trace = run.trace
+            events = trace[(trace["op"] == b"InitBuffer") & (trace["core"] == 0)]
+            starts, sizes = events["dst"].astype(np.int64), events["bytes"].astype(np.int64)
             budget = tiling.budget(x.itemsize, with_tanhx)
-            assert [int(e["bytes"]) for e in events] == [
-                b.bytes_for(run.plan.tileLength) for b in budget
-            ]
-            assert [int(e["count"]) for e in events] == [b.copies for b in budget]
+            assert sizes.tolist() == [b.bytes_for(run.plan.tileLength) for b in budget]
+            assert events["count"].tolist() == [b.copies for b in budget]
+            assert starts[0] == 0 and np.array_equal(starts[1:], (starts + sizes)[:-1])
+            limit = tiling.ub_limit(A2.ub_reported, with_tanhx, A2.select_uses_scratch)
+            assert starts[-1] + sizes[-1] <= limit
+            per_element = sizes.sum() / run.plan.tileLength
+            assert per_element == sum(b.copies * b.bits_per_element for b in budget) / 8
 
 
 def test_bad_inputs_raise_clear_errors():
@@ -258,24 +267,3 @@ def test_notebook_05s_transcription_is_dmish_ours():
     assert exps_agree.mean() > 0.999
     kernel = twin.run_kernel(np.ones_like(x), x, numerics="ieee").out
     assert np.all(same(kernel, numerics.dmish_ours(x))[exps_agree])
-
-
-def test_kernel_buffers_are_laid_out_in_order_below_the_limit():
-    # Notebook 04 reads core 0's InitBuffer calls (float32, no tanhx) and sums their bytes per
-    # element by hand; here every dtype and branch: each buffer starts where the one before
-    # ends, from offset 0, with the budget's bytes, and the layout ends within ub_limit.
-    for dtype in DTYPES:
-        for with_tanhx in (False, True):
-            grad, x = inputs(1000, dtype, 0)
-            tanhx = oracle.tanh_softplus_oracle(x) if with_tanhx else None
-            run = twin.run_kernel(grad, x, tanhx, trace=True)
-            trace = run.trace
-            events = trace[(trace["op"] == b"InitBuffer") & (trace["core"] == 0)]
-            starts, sizes = events["dst"].astype(np.int64), events["bytes"].astype(np.int64)
-            assert starts[0] == 0 and np.array_equal(starts[1:], (starts + sizes)[:-1])
-            budget = tiling.budget(x.itemsize, with_tanhx)
-            assert sizes.tolist() == [b.bytes_for(run.plan.tileLength) for b in budget]
-            limit = tiling.ub_limit(A2.ub_reported, with_tanhx, A2.select_uses_scratch)
-            assert starts[-1] + sizes[-1] <= limit
-            per_element = sizes.sum() / run.plan.tileLength
-            assert per_element == sum(b.copies * b.bits_per_element for b in budget) / 8

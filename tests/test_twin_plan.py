@@ -1,7 +1,7 @@
 """A plan passed to run_kernel is checked against the arrays, and runs in the worker.
 
-Notebook 06 passes plans on purpose (``run_kernel(..., plan=...)``). A plan whose total is not
-the arrays' length makes the twin bounds-check the wrong bytes (2N on N corrupted the notebook's
+Notebooks 04 and 07 pass plans on purpose (``run_kernel(..., plan=...)``). A plan whose total is
+not the arrays' length makes the twin bounds-check the wrong bytes (2N on N corrupted the notebook's
 heap; N/2 on N left half the output unwritten), a huge blockDim aborted the process, and a tail
 too short left elements unwritten: each is now a ValueError naming the field. The crash cases
 run in a child process, so that a regression fails the test instead of killing pytest.
@@ -124,7 +124,7 @@ def test_a_supplied_plan_runs_in_the_worker_unless_told_otherwise(monkeypatch):
 
 
 def test_a_plan_that_reaches_past_the_end_is_left_to_the_twin_which_stops_it():
-    # Notebook 06's v1 tail: the last core widened past n; the twin's bounds checks stop it
+    # Notebook 04's v1 tail: the last core widened past n; the twin's bounds checks stop it
     # (the plan's total is right, so they check the right bytes), in the worker.
     widened = dataclasses.replace(
         PLAN, lastCoreLength=PLAN.lastCoreLength + 61, lastTailLength=PLAN.lastTailLength + 61

@@ -45,8 +45,8 @@ def test_links_pin_the_commit_and_lines(order):
 
 
 @pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.label)
-def test_notebook_10s_count_of_a_description_is_the_orders(order):
-    """Notebook 10 counts a described path in NumPy (np.unique of its steps' calls); the
+def test_notebook_12s_count_of_a_description_is_the_orders(order):
+    """Notebook 12 counts a described path in NumPy (np.unique of its steps' calls); the
     OperationOrder's counts, total and count of Exp and Div say the same."""
     names, times = np.unique([step.op for step in order.steps], return_counts=True)
     counted = dict(zip(names.tolist(), times.tolist(), strict=True))

@@ -73,7 +73,7 @@ def test_a_broken_operator_fails_its_unit_test(
     assert says in result.stdout
 
 
-# Notebook 11 reads these programs' log (section 6); the checks of what it shows are here.
+# Notebook 13 reads these programs' log (section 6); the checks of what it shows are here.
 def _kernel_program(dtype: str):
     return ut.run({p.name: p for p in ut.programs()}[f"op_kernel_{dtype}"])
 
@@ -100,7 +100,7 @@ def test_the_mixed_tolerance_by_hand_is_what_the_float16_test_prints():
     grad, x = (mg.from_float32(v, "float16") for v in mg.inputs(48 * 4099 + 13))
     golden = mg.golden(grad, x, "float16")
     out = twin.run_kernel(grad, x).out
-    # The mixed tolerance as notebook 11 writes it out in NumPy (float16, opbase aa3cd74).
+    # The mixed tolerance as notebook 13 writes it out in NumPy (float16, opbase aa3cd74).
     a, g = out.astype(np.float64), golden.astype(np.float64)
     error = np.abs(a - g)
     matched = np.mean(error <= 2.0**-9 + 2.0**-9 * np.abs(g))

@@ -254,7 +254,7 @@ private:
         Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // P's second factor
         Mul(d, d, v, count);          // d = P (L - correction)
         // Every dtype: rounding d to float16 or bfloat16 does not hide the cancellation's error
-        // at the root once grad * d is small (notebook 09).
+        // at the root once grad * d is small (notebook 10).
         RootWindow(d, x, a, e, far, count);
     }
 

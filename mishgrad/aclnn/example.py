@@ -1,6 +1,6 @@
 """The C++ example of the aclnn call (kernel/examples/test_aclnn_mish_grad.cpp) against the twin.
 
-``make example`` and notebook 08 both come here: the program is compiled with the system
+``make example`` and notebook 09 both come here: the program is compiled with the system
 C++ compiler against the twin's CANN headers, linked to the twin library, and run. The
 binary is cached beside the twin library it links, keyed by a hash of the source, the flags
 and the compiler (``$CXX``, read as every build of the project reads it), and used only if it

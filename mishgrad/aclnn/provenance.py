@@ -87,7 +87,7 @@ class KernelReport:
         )
 
     def __str__(self) -> str:
-        """Which kernel ran, in the notebook's language: notebook 11 prints it."""
+        """Which kernel ran, in the notebook's language: notebook 13 prints it."""
         if self.ours:
             assert self.stamp is not None
             return translate(

@@ -1,4 +1,4 @@
-"""Figures for notebook 08: how a tensor's view lies in its storage.
+"""Figures for notebook 09: how a tensor's view lies in its storage.
 
 ``aclCreateTensor`` describes a tensor as a *view* over device memory: a shape, strides in
 elements and an offset in elements, over a storage of some number of elements. The functions

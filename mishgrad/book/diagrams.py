@@ -3,7 +3,7 @@
 - :func:`vector_core_data_path`: one vector core's data path, GM → MTE2 → the UB's input
   queues (two buffers each) → the vector unit → the output queue → MTE3 → GM (notebook 05);
 - :func:`aclnn_sequence`: the two-phase aclnn call as a sequence diagram with lifelines
-  (notebook 07).
+  (notebook 08).
 
 Diagrams computed from the book's numbers (the tiling split, the root's cancellation) are in
 :mod:`mishgrad.book.number_diagrams`.

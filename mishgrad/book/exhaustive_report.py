@@ -3,7 +3,8 @@
 :func:`result` condenses a model's summary (:mod:`mishgrad.evaluation.exhaustive_run`) into
 its entry of the result file: run time, statistics per region and the target checks. The full run's
 file is stored in the repository (``bench/results/exhaustive.json``, with its tables as
-``.md``), and notebook 09 displays it with :func:`markdown`.
+``.md``); notebook 11 reads its targets from the file and shows its regions with
+:func:`region_table`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ reading the syntax tree of each notebook code cell and helper module: the text a
 the calls that put words on screen — ``say``, ``table``'s headers, figure titles, axis labels,
 legend labels and annotations, the exercise verdicts (``wrong``, ``wrong_kind``, ``correct``,
 hints, usage messages), the messages of the errors a learner debugs with (``KernelError``,
-``TwinBuildError``, which translate their own message), the descriptions of notebook 06's
+``TwinBuildError``, which translate their own message), the descriptions of notebook 07's
 misuse table (``Misuse``), and strings a module passes to :func:`mishgrad.book.i18n.translate`
 or :func:`mishgrad.kernel.messages.translate` itself.
 

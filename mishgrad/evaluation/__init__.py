@@ -1,4 +1,4 @@
-"""Judging the kernel (notebooks 03, 09, 10): accuracy, CANN's precision standard, speed.
+"""Judging the kernel (notebooks 03, 10, 12): accuracy, CANN's precision standard, speed.
 
 - :mod:`~mishgrad.evaluation.accuracy`: every formula and the kernel against the oracle;
 - :mod:`~mishgrad.evaluation.exhaustive` and :mod:`~mishgrad.evaluation.exhaustive_run`: the

@@ -1,4 +1,4 @@
-"""The kernel's accuracy under each numerics model: what bench/accuracy.py and notebook 09 show.
+"""The kernel's accuracy under each numerics model: what bench/accuracy.py and notebook 11 show.
 
 The kernel runs on the CPU twin with ``grad = 1`` (so its output is d itself) under each
 model of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`, and is compared with the correctly rounded

@@ -61,7 +61,7 @@ PLATFORM_GUIDE: Final = permalink(
 )
 #: HBM bandwidth, bytes per second: the guide's 1.6 TB/s is a peak figure of one
 #: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
-#: (the low end of third-party reports) and notebook 10 shows how the verdicts move.
+#: (the low end of third-party reports) and notebook 12 shows how the verdicts move.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
 #: Bytes per element of the data every vector instruction of the kernel works on (float32).
 COMPUTE_BYTES: Final = 4

@@ -1,6 +1,6 @@
 """Measuring throughput: elements per second, the median of several timed runs.
 
-Used by ``bench/kernel.py`` and notebook 10. Timings depend on the machine and its load;
+Used by ``bench/kernel.py`` and notebook 12. Timings depend on the machine and its load;
 notebooks print them only in cells that nbval ignores.
 """
 

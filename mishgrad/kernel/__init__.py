@@ -1,4 +1,4 @@
-"""The AscendC kernel on the CPU twin (notebooks 04-06, 11): building, running and reading it.
+"""The AscendC kernel on the CPU twin (notebooks 04-07, 13): building, running and reading it.
 
 - :mod:`~mishgrad.kernel.platforms` and :mod:`~mishgrad.kernel.tiling`: the chips' UB and
   cores, and the Python model of the C++ tiling;

@@ -42,7 +42,7 @@ class Ambiguous(str):
 
     The translations hold one entry per English string, and a few words mean different things
     in different tables: ``"op"`` heads the column of AscendC calls in a trace (调用) and names
-    the operator's library in notebook 07 (算子). Such a word carries its ``meaning``, an
+    the operator's library in notebook 08 (算子). Such a word carries its ``meaning``, an
     English phrase with an entry of its own (``output_strings`` finds it by its keyword), and
     :func:`mishgrad.book.i18n.translate` looks that up instead of the word.
     """

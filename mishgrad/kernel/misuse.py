@@ -4,7 +4,7 @@
 mistake (a misaligned UB offset, a partial 32-byte block, a read past a tensor, queue misuse,
 ...). :func:`run` builds them against the twin and returns the twin's message for one of them;
 :data:`MISUSES` says, for each, what the mistake is and what an Ascend NPU shows for it, with
-the public source of that statement. Notebook 06 puts the two side by side; the tests hold
+the public source of that statement. Notebook 07 puts the two side by side; the tests hold
 the twin to its messages.
 
 "Twin-only" marks a check that the twin makes and the NPU does not: there the NPU runs on,

@@ -1,6 +1,6 @@
 """A tiling plan a caller passes to ``run_kernel``, checked against the arrays it is to run on.
 
-Notebook 06 launches the kernel with plans of its own choosing, some broken on purpose
+Notebook 07 launches the kernel with plans of its own choosing, some broken on purpose
 (:func:`mishgrad.kernel.twin.run_kernel`'s ``plan``). The twin's checks of AscendC calls stop
 most broken plans with a message that names the call, but they trust a few fields: the twin
 bounds-checks accesses against tensors of ``totalLength`` elements and starts ``blockDim``
@@ -37,7 +37,7 @@ def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> 
     platform's cores; each buffer must fit the UB (the kernel's byte counts are 32-bit); and
     the cores' slices and tiles must reach every element, since no check sees a write that
     never happens. A plan that reaches *past* a slice or the tensor is left to the twin's
-    bounds checks, which name the AscendC call (notebook 06 shows them).
+    bounds checks, which name the AscendC call (notebook 07 shows them).
 
     Raises
     ------

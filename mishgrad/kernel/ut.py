@@ -1,6 +1,6 @@
 """The operator's ops-nn-format unit tests (``kernel/tests/ut``), built and run on the twin.
 
-``make ut`` and notebook 11 come here. Three gtest programs, as ops-nn organizes them:
+``make ut`` and notebook 13 come here. Three gtest programs, as ops-nn organizes them:
 
 ``op_host``
     ``test_mish_grad_tiling.cpp`` and ``test_mish_grad_infershape.cpp`` with

@@ -46,7 +46,7 @@ FLOAT32_SUBNORMAL_EDGE: Final = _float32_normal_edge()
 
 # The accuracy targets. Notebook 03 states the figure each is anchored in (v1's and V2's
 # measured errors, PyTorch's CPU formula, CANN's precision thresholds, AscendC's documented
-# Exp and Div accuracy); notebook 09 checks that they hold under every numerics model of the twin.
+# Exp and Div accuracy); notebook 11 checks that they hold under every numerics model of the twin.
 #: float16 and bfloat16, every finite input: largest ULP error, share correctly rounded.
 HALF_MAX_ULP: Final = 1.0
 HALF_CORRECTLY_ROUNDED_PCT: Final = 99.9

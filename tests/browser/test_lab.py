@@ -120,6 +120,7 @@ def test_notebook_04_renders_in_jupyterlab_with_its_widget(notebook, lab, chromi
     )
     extensions = {extension["name"] for extension in config["federated_extensions"]}
     assert "@jupyter-widgets/jupyterlab-manager" in extensions, extensions
+    assert config["news"] == {"disabled": True}, "JupyterLab would ask about its news feed"
     # The Reference section opens collapsed: looked up, not read (tests/rules/notebooks.py).
     reference = browser.execute_script(REFERENCE)
     assert reference and reference["collapsed"] and reference["below"] > 3, reference

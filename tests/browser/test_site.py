@@ -400,7 +400,7 @@ def test_search_finds_the_tiling_notebook(site_url, browser):
 
 @pytest.mark.parametrize(
     ("query", "notebook"),
-    [("双缓冲", "06_pipeline_and_debugging"), ("统一缓冲区的大小", "04_tiling")],
+    [("双缓冲", "06_the_pipeline_and_the_ub"), ("统一缓冲区的大小", "04_tiling")],
 )
 def test_chinese_search_finds_chinese_words(site_url, browser, query, notebook):
     # Typed without spaces, as Chinese is: the query is cut into the words the index knows.

@@ -1,85 +1,46 @@
-"""Right and wrong answers for notebook 07's checkers."""
+"""Right and wrong answers to notebook 07's checkers."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from exercise_answers import Case, replace_in
 from mishgrad.book.exercises import nb07
 
-from . import Case, replace_in
 
-SUPPORTED = {"float32", "float16", "bfloat16"}
-
-
-def phase1_status(grad, self, out):
-    # The contract in Python: null pointers, dtypes, cast, dimensions, broadcasting, shape.
-    if grad is None or self is None or out is None:
-        return 161001
-    (grad_shape, grad_dtype), (self_shape, self_dtype), (out_shape, out_dtype) = grad, self, out
-    if grad_dtype not in SUPPORTED or self_dtype not in SUPPORTED or out_dtype not in SUPPORTED:
-        return 161002
-    if max(len(grad_shape), len(self_shape), len(out_shape)) > 8:
-        return 161002
-    try:
-        shape = np.broadcast_shapes(grad_shape, self_shape)
-    except ValueError:
-        return 161002
-    return 0 if tuple(out_shape) == shape else 161002
+def encode(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
+    shown = tensor[:dump_size]
+    if np.issubdtype(shown.dtype, np.integer):
+        values = [str(v) for v in shown.tolist()]
+    else:
+        values = [format(v, "f") for v in shown.astype(np.float64).tolist()]
+    header = (
+        f"DumpTensor: desc={desc}, addr={hex(addr)}, data_type={shown.dtype}, "
+        f"position={position}, dump_size={dump_size}"
+    )
+    return header + "\n[" + ", ".join(values) + "]\n"
 
 
-def phase1_status_without_output_shape(grad, self, out):
-    # A plausible mistake: gradInput's shape is never compared with the broadcast shape.
-    if grad is None or self is None or out is None:
-        return 161001
-    if any(spec[1] not in SUPPORTED for spec in (grad, self, out)):
-        return 161002
-    if max(len(spec[0]) for spec in (grad, self, out)) > 8:
-        return 161002
-    try:
-        np.broadcast_shapes(grad[0], self[0])
-    except ValueError:
-        return 161002
-    return 0
+def encode_every_value_as_float(
+    tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int
+) -> str:
+    # Prints an integer tensor with %f too, as a float tensor would be.
+    return encode(tensor.astype(np.float64), desc, addr, position, dump_size).replace(
+        "data_type=float64", f"data_type={tensor.dtype}"
+    )
 
 
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
-ALIGN = 32  # the twin's kWorkspaceAlign
-STAMP = 32  # the kernel's own workspace, always planned: its stamp
-
-
-def max_elements(budget, grad_dtype, self_dtype, out_dtype):
-    # The plan: the kernel's own STAMP bytes, one buffer per input cast to the computation
-    # dtype, one for the result when gradInput's dtype differs; each rounded up to ALIGN bytes.
-    compute = grad_dtype if grad_dtype == self_dtype else "float32"
-    buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
-    per_buffer = max(0, budget - STAMP) // buffers // ALIGN * ALIGN
-    return per_buffer // ITEMSIZE[compute]
-
-
-def max_elements_without_rounding(budget, grad_dtype, self_dtype, out_dtype):
-    # A plausible mistake: the buffers are not rounded up to the alignment.
-    compute = grad_dtype if grad_dtype == self_dtype else "float32"
-    buffers = sum(dtype != compute for dtype in (grad_dtype, self_dtype, out_dtype))
-    return max(0, budget - STAMP) // buffers // ITEMSIZE[compute]
-
+DUMP_LINE = "        LocalTensor<T> x = xQueue_.template DeQue<T>();\n"
 
 CASES = [
+    Case(nb07.check_encode_dump, right=encode, plausible=encode_every_value_as_float),
     Case(
-        nb07.check_phase1_status, right=phase1_status, plausible=phase1_status_without_output_shape
-    ),
-    Case(nb07.check_max_elements, right=max_elements, plausible=max_elements_without_rounding),
-    # The typical mistake forgets the kernel's own 32 bytes; the wrong one, that a slice of a
-    # pool is what CANN recommends.
-    Case(nb07.check_pool_offset, right=(800, False), plausible=(832, False), wrong=(800, True)),
-    Case(
-        nb07.check_max_dims_edit,
-        right=(0, 161002),
-        # The typical mistake: 161001 (a null pointer) for too many dimensions; the wrong one,
-        # the unedited contract's statuses.
-        plausible=(0, 161001),
-        wrong=(161002, 161002),
+        nb07.check_dump_edit,
+        right=17,
+        plausible=8,  # the typical mistake: the dump size, DumpTensor's third argument
+        wrong=18,
         edit=lambda s: replace_in(
-            s, "common/mish_grad_contract.h", "kMaxDims = 8;", "kMaxDims = 9;"
+            s, "op_kernel/mish_grad.h", DUMP_LINE, DUMP_LINE + "        DumpTensor(x, 17, 8);\n"
         ),
     ),
 ]

@@ -2,51 +2,54 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from exercise_answers import Case
 from mishgrad.book.exercises import nb09
-from mishgrad.math import dtypes
 
-_T = {"float32": 2.0**-13, "float16": 2.0**-10, "bfloat16": 2.0**-7}
-
-
-def _ulp(golden, dtype_name):
-    dtype = dtypes.as_dtype(dtype_name)
-    return np.abs(np.spacing(np.abs(golden).astype(dtype))).astype(np.float64)
+from . import Case
 
 
-def allowed_ulps(golden, dtype_name):
-    return 10 * _T[dtype_name] * (np.abs(golden) + 1e-7) / _ulp(golden, dtype_name)
+def broadcast_shape(a, b):
+    # Pad on the left with 1s; each pair must be equal or contain a 1.
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b, strict=True)):
+        return None
+    return tuple(y if x == 1 else x for x, y in zip(a, b, strict=True))
 
 
-def allowed_ulps_without_floor(golden, dtype_name):
-    # A plausible mistake: the allowance taken as purely relative, 10 T |g|.
-    return 10 * _T[dtype_name] * np.abs(golden) / _ulp(golden, dtype_name)
+def broadcast_shape_padded_right(a, b):
+    # A plausible mistake: the shorter shape is aligned at its first dimension.
+    rank = max(len(a), len(b))
+    a, b = tuple(a) + (1,) * (rank - len(a)), tuple(b) + (1,) * (rank - len(b))
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b, strict=True)):
+        return None
+    return tuple(y if x == 1 else x for x, y in zip(a, b, strict=True))
 
 
-def _ulps_pass_from(ulps, floor=1e-7):
-    # float16 values below 2**-14 are subnormals, all one ULP 2**-24 apart: the smallest
-    # k 2**-24 with ulps 2**-24 < 10 T (k 2**-24 + floor), MARE's limit with its floor.
-    step, limit = 2.0**-24, 10 * _T["float16"]
-    k = math.floor((ulps * step / limit - floor) / step) + 1
-    assert k * step < 2.0**-14  # still a subnormal, so the ULP is the step
-    return k * step
+def contiguous(shape):
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 1, 0, -1):
+        strides[d - 1] = strides[d] * shape[d]
+    return strides
+
+
+def transposed_strides(shape, axes):
+    strides = contiguous(shape)
+    return tuple(strides[axis] for axis in axes)
+
+
+def transposed_strides_recomputed(shape, axes):
+    # A plausible mistake: contiguous strides of the permuted shape.
+    return tuple(contiguous([shape[axis] for axis in axes]))
 
 
 CASES = [
-    Case(nb09.check_allowed_ulps, right=allowed_ulps, plausible=allowed_ulps_without_floor),
-    # Two ULPs. The typical mistake forgets the floor 1e-7; the wrong answer is the one-ULP
-    # value (printed in notebook 11).
+    Case(nb09.check_broadcast_shape, right=broadcast_shape, plausible=broadcast_shape_padded_right),
     Case(
-        nb09.check_allowance,
-        right=_ulps_pass_from(2),
-        plausible=_ulps_pass_from(2, floor=0.0),
-        wrong=_ulps_pass_from(1),
+        nb09.check_transposed_strides,
+        right=transposed_strides,
+        plausible=transposed_strides_recomputed,
     ),
-    # The typical mistake: the float32 stretch (printed in the notebook) gives 6; the wrong
-    # answer rounds log10 down.
-    Case(nb09.check_sample_size, right=3, plausible=6, wrong=2),
+    # The typical mistake: rule 2 named, because its test fails (2 does not exceed the reach 2
+    # of the smaller stride); the wrong one: not refused at all.
+    Case(nb09.check_overlap_rule, right=(True, 3), plausible=(True, 2), wrong=(False, None)),
 ]

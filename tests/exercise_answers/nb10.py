@@ -2,59 +2,51 @@
 
 from __future__ import annotations
 
-from exercise_answers import Case, replace_in
+import math
+
+import numpy as np
+
+from exercise_answers import Case
 from mishgrad.book.exercises import nb10
+from mishgrad.math import dtypes
+
+_T = {"float32": 2.0**-13, "float16": 2.0**-10, "bfloat16": 2.0**-7}
 
 
-def roofline_seconds(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth):
-    bytes_per_element = (3 if has_tanhx else 2) * dtype_size + dtype_size
-    cycles_per_repeat = sum(k * op_cycles.get(op, 1.0) for op, k in counts.items())
-    memory = n * bytes_per_element / bandwidth
-    vector = n * cycles_per_repeat / (64 * cores * clock_hz)  # float32 repeats: 64 elements
-    return max(memory, vector)
+def _ulp(golden, dtype_name):
+    dtype = dtypes.as_dtype(dtype_name)
+    return np.abs(np.spacing(np.abs(golden).astype(dtype))).astype(np.float64)
 
 
-def roofline_seconds_repeats_of_the_dtype(
-    n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth
-):
-    # A plausible mistake: 16-bit tensors counted as 128 elements per repeat, though the kernel
-    # computes in float32.
-    bytes_per_element = (3 if has_tanhx else 2) * dtype_size + dtype_size
-    cycles_per_repeat = sum(k * op_cycles.get(op, 1.0) for op, k in counts.items())
-    memory = n * bytes_per_element / bandwidth
-    vector = n * cycles_per_repeat / (256 // dtype_size * cores * clock_hz)
-    return max(memory, vector)
+def allowed_ulps(golden, dtype_name):
+    return 10 * _T[dtype_name] * (np.abs(golden) + 1e-7) / _ulp(golden, dtype_name)
 
 
-def _add_one_instruction(scratch):
-    # One redundant vector instruction right after the exponential.
-    text = scratch.file("op_kernel/mish_grad.h").read_text(encoding="utf-8")
-    line = next(line for line in text.splitlines() if "Exp(" in line)
-    indent = line[: len(line) - len(line.lstrip())]
-    call = line.strip()
-    target = call[call.index("(") + 1 : call.index(",")]
-    count = call[call.rindex(",") + 1 : call.rindex(")")].strip()
-    replace_in(
-        scratch,
-        "op_kernel/mish_grad.h",
-        line,
-        f"{line}\n{indent}Adds({target}, {target}, 0.0f, {count});",
-    )
+def allowed_ulps_without_floor(golden, dtype_name):
+    # A plausible mistake: the allowance taken as purely relative, 10 T |g|.
+    return 10 * _T[dtype_name] * np.abs(golden) / _ulp(golden, dtype_name)
+
+
+def _ulps_pass_from(ulps, floor=1e-7):
+    # float16 values below 2**-14 are subnormals, all one ULP 2**-24 apart: the smallest
+    # k 2**-24 with ulps 2**-24 < 10 T (k 2**-24 + floor), MARE's limit with its floor.
+    step, limit = 2.0**-24, 10 * _T["float16"]
+    k = math.floor((ulps * step / limit - floor) / step) + 1
+    assert k * step < 2.0**-14  # still a subnormal, so the ULP is the step
+    return k * step
 
 
 CASES = [
+    Case(nb10.check_allowed_ulps, right=allowed_ulps, plausible=allowed_ulps_without_floor),
+    # Two ULPs. The typical mistake forgets the floor 1e-7; the wrong answer is the one-ULP
+    # value (a near miss: no notebook prints it).
     Case(
-        nb10.check_roofline_time,
-        right=roofline_seconds,
-        plausible=roofline_seconds_repeats_of_the_dtype,
+        nb10.check_allowance,
+        right=_ulps_pass_from(2),
+        plausible=_ulps_pass_from(2, floor=0.0),
+        wrong=_ulps_pass_from(1),
     ),
-    Case(
-        nb10.check_added_instruction_cost,
-        right=3 / 64,
-        plausible=3 / 256,  # the typical mistake: cycles per byte of the repeat, not per element
-        wrong=1 / 64,
-        edit=_add_one_instruction,
-    ),
-    # The typical mistake: 8 bytes per element, the written gradInput forgotten.
-    Case(nb10.check_v1_ridge, right=1.10, plausible=0.73, wrong=1.58),
+    # The typical mistake: the float32 stretch (printed in the notebook) gives 6; the wrong
+    # answer rounds log10 down.
+    Case(nb10.check_sample_size, right=3, plausible=6, wrong=2),
 ]

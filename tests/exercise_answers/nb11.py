@@ -1,49 +1,44 @@
-"""Right and wrong answers to notebook 11's exercises."""
+"""Right and wrong answers for notebook 11's checkers."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import numpy as np
 
 from exercise_answers import Case
 from mishgrad.book.exercises import nb11
 
-#: ops-nn's include folders per target (notebook 11, section 3), as a learner copies them.
-TARGET_FOLDERS = {
-    "kernel": [],
-    "op_def": [],
-    "infershape": [],
-    "tiling": ["op_host", "op_host/../.."],
-    "op_api": ["op_host/op_api"],
-    "example": ["op_host/op_api"],
-}
+
+def _farther(a, b, flush=True):
+    exact = np.abs(a.astype(np.float64) / b.astype(np.float64))
+    nearest = exact.astype(np.float32)
+    low = np.where(nearest <= exact, nearest, np.nextafter(nearest, np.float32(0)))
+    high = np.nextafter(low, np.float32(np.inf))
+    chosen = np.where(exact - low <= high - exact, high, low)
+    chosen = np.where(nearest == exact, nearest, chosen)
+    if flush:
+        chosen = np.where(chosen < np.finfo(np.float32).tiny, np.float32(0), chosen)
+    return np.where(np.signbit(a) != np.signbit(b), -chosen, chosen)
 
 
-def resolves_to(op_dir: Path, source: str, name: str, target: str) -> str | None:
-    """Beside the including file first, then the target's folders; only the operator's files."""
-    root = op_dir.resolve()
-    folders = [(op_dir / source).parent, *(op_dir / f for f in TARGET_FOLDERS[target])]
-    for folder in folders:
-        candidate = (folder / name).resolve()
-        if candidate.is_file() and candidate.is_relative_to(root):
-            return candidate.relative_to(root).as_posix()
-    return None
+def adversarial_div(a, b):
+    return _farther(a, b)
 
 
-def beside_only(op_dir: Path, source: str, name: str, target: str) -> str | None:
-    """A plausible mistake: forgets the target's include folders."""
-    root = op_dir.resolve()
-    candidate = ((op_dir / source).parent / name).resolve()
-    return candidate.relative_to(root).as_posix() if candidate.is_file() else None
+def nearest_div(a, b):
+    # The typical mistake: the correctly rounded quotient, what the ieee model returns.
+    return a / b
+
+
+def unflushed_div(a, b):
+    # A near miss: the farther neighbour, but subnormal results kept.
+    return _farther(a, b, flush=False)
 
 
 CASES = [
-    Case(nb11.check_resolver, right=resolves_to, plausible=beside_only),
-    # The typical mistake: only the including file's folder searched (as beside_only); the
-    # wrong one reads op_host/../.. as the operator's own folder.
     Case(
-        nb11.check_which_resolve,
-        right=(True, False, True),
-        plausible=(True, False, False),
-        wrong=(True, True, False),
+        nb11.check_adversarial_div,
+        right=adversarial_div,
+        plausible=nearest_div,
+        wrong=unflushed_div,
     ),
 ]

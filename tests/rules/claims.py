@@ -7,10 +7,10 @@ stored output of a code cell above it, in the same ``##`` section, or be a numbe
 above wrote (a literal, such as the digits mpmath is given: the learner reads where it comes
 from). The opening's **Run time** paragraph is the run-time rule's (tests/rules/run_time.py).
 Not claims, and so left out: code spans, display math, exponents and subscripts, links'
-targets, HTML tags, the number of a section heading, small integers up to :data:`SMALL`, a
-number inside a word (``float32``, ``A2``, ``910B2``), and a figure in a sentence that links
-its source. What remains and is still not printed above is on the notebook's allowlist
-(:data:`ALLOWED`), or it is a problem.
+targets, HTML tags, the number of a section heading or of a notebook, small integers up to
+:data:`SMALL`, a number inside a word (``float32``, ``A2``, ``910B2``), and a figure in a
+sentence that links its source. What remains and is still not printed above is on the
+notebook's allowlist (:data:`ALLOWED`), or it is a problem.
 
 Numbers are compared as written, without their sign and thousands separators: ``−1.19`` in
 the prose is backed by ``-1.19`` in an output, ``65,279`` by ``65279``.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from census_tool import cell_census
 
-from rules.shared import source, where
+from rules.shared import both_editions, in_each, notebook, source, where
 
 #: Integers up to this are counts a sentence uses in passing ("two formulas", "3 Cast").
 SMALL = 10
@@ -34,6 +34,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     # CompareScalar's 256-byte rule (cited in its Reference); exercise 1's interval (its checker)
     "05_the_ascendc_kernel": frozenset({"256", "1.21", "1.17"}),
 }
+#: Notebook numbers as a reference lists them: "12", "02 and 03", "10–11", "08、09".
+_REFERENCED = r"\d\d(?:(?:,\s*|\s+and\s+|\s+or\s+|\s*[–-]\s*|\s*[、和与]\s*)\d\d)*"
 _NOT_PROSE = [
     r"```.*?```",  # code blocks
     r"\$\$.*?\$\$",  # display math
@@ -42,6 +44,7 @@ _NOT_PROSE = [
     r"\]\([^)]*\)",  # link targets
     r"^#+\s*\d+(\.\d+)*\.?",  # a heading's section number
     r"[\^_](\{[^}]*\}|-?\w+)",  # exponents and subscripts in math: 2^{-24}, x_0
+    rf"(\b[Nn]otebooks?\s+|笔记本\s*){_REFERENCED}",  # a notebook's number: "notebooks 02 and 12"
 ]
 #: A number not inside a word: digits, thousands separators, a decimal part, an exponent.
 NUMBER = re.compile(
@@ -125,3 +128,26 @@ def unbacked(path: Path, cells: list[dict]) -> list[str]:
                 for n in missing
             ]
     return problems
+
+
+def claim_problems(path: Path) -> list[str]:
+    """Every number a lesson's prose states is one a cell above printed.
+
+    The problems: the numbers the prose states that no cell above printed.
+    """
+    return unbacked(path, notebook(path)["cells"])
+
+
+def _unprinted_claim(nb: dict) -> None:
+    claim = {"cell_type": "markdown", "id": "planted", "metadata": {}}
+    nb["cells"].insert(2, {**claim, "source": "The kernel runs 1234.5 instructions per tile."})
+
+
+#: The rule's row in tests/rules/notebooks.py's table.
+RULE = in_each(
+    "every number the lessons of both editions state is one a cell above printed",
+    claim_problems,
+    _unprinted_claim,
+    ("states 1234.5, which no cell above printed",),
+    notebooks=both_editions,
+)

@@ -1,4 +1,4 @@
-// Kernels that break one hardware rule each, for tests/test_twin_misuse.py and notebook 06
+// Kernels that break one hardware rule each, for tests/test_twin_misuse.py and notebook 07
 // (mishgrad.kernel.misuse runs them and says what an NPU shows for each).
 //
 // Each case is a few AscendC calls on one virtual core of an Atlas A2 twin. The test

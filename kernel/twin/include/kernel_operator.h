@@ -17,7 +17,7 @@
 //   - Cast implements every RoundMode;
 //   - printf and DumpTensor write the NPU's text to the core's log, which the launcher returns
 //     core by core (twin/core.h), instead of to a stdout that Jupyter would not capture.
-// Known differences from the hardware (documented in notebooks 05 and 09): under the default `ieee`
+// Known differences from the hardware (documented in notebooks 05 and 11): under the default `ieee`
 // numerics Exp is the C library's expf, not the vector unit's approximation, and Div is IEEE
 // division; the `hardware` and `adversarial` models make them faithful and flush subnormal
 // results, as AscendC documents (twin/numerics.h). Max/Min propagate NaN.

@@ -1,4 +1,4 @@
-"""Checkers for the notebooks' exercises, one module per notebook (``nb01`` … ``nb11``).
+"""Checkers for the notebooks' exercises, one module per notebook (``nb01`` … ``nb13``).
 
 A checker takes the learner's answer (a number, a tuple, or a function the learner wrote)
 and returns a :class:`Verdict`: ``unanswered`` while the answer is still ``None``, else

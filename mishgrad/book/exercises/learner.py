@@ -49,6 +49,28 @@ def learner_result(
     return result, None
 
 
+def learner_numbers(
+    function: Callable[..., object], *args: object, shape: tuple[int, ...], usage: str
+) -> tuple[np.ndarray | None, Verdict | None]:
+    """Call ``function(*args)`` (arrays copied); return its numbers in float64, or the verdict.
+
+    Like :func:`learner_result`, for a function of several arguments whose result is compared
+    as numbers of any float dtype: ``wrong_kind(usage)`` when it is not numbers of ``shape``.
+    """
+    copies = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in args]
+    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
+        result, failure = call_learner(function, *copies)
+    if failure is not None:
+        return None, failure
+    if result is None:  # the scaffold, not yet written
+        return None, UNANSWERED
+    try:
+        got = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None, wrong_kind(usage)
+    return (got, None) if got.shape == shape else (None, wrong_kind(usage))
+
+
 #: What :func:`learner_float` and :func:`learner_whole_number` say by default to an answer of
 #: another kind.
 NUMBER_USAGE: Final = "answer with a number"

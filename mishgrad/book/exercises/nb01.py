@@ -20,9 +20,7 @@ from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math import symbolic
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
     correct,
     expect,
@@ -31,7 +29,7 @@ from . import (
     wrong,
     wrong_kind,
 )
-from .learner import learner_float
+from .learner import learner_float, learner_numbers
 
 #: Where the learner's d(x) is evaluated: both signs, the root, the extremes of d, the
 #: infinities, and arguments whose exponentials overflow float64 if formed the naive way
@@ -153,18 +151,14 @@ def check_dmish(dmish: object) -> Verdict:
     at +-inf, where d is 1 and 0 (and ``inf * 0`` is NaN).
     """
     points = np.array(DMISH_POINTS)
-    with np.errstate(all="ignore"):
-        got, failed = call_learner(dmish, points.copy())
+    got, failed = learner_numbers(
+        dmish,
+        points,
+        shape=points.shape,
+        usage=f"return a NumPy array of floats, one value per input: shape {points.shape}",
+    )
     if failed is not None:
         return failed
-    if got is None:  # the scaffold, not yet written
-        return UNANSWERED
-    try:
-        got = np.asarray(got, dtype=np.float64)
-    except (TypeError, ValueError):
-        return wrong_kind("return a NumPy array of floats")
-    if got.shape != points.shape:
-        return wrong_kind(f"return one value per input: an array of shape {points.shape}")
     truth = _with_limits(symbolic.dmish(), (0.0, 1.0), points)
     t = _with_limits(symbolic.tanh_softplus(), (0.0, 1.0), points)
     allowed = DMISH_REL * np.abs(truth) + DMISH_CANCEL * t

@@ -1,21 +1,19 @@
-"""Checkers for notebook 07, the aclnn two-phase call.
+"""Checkers for notebook 07 (debugging a kernel).
 
-Each checker asks the CPU twin itself (phase 1, phase 2, ``aclrtSynchronizeStream``) for the
-expected answer, on tensors no cell of the notebook prints.
+Each checker draws its own cases (tensors to dump, kernel inputs) with a fixed seed, none of
+them printed by the notebook.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
-from mishgrad import aclnn
-from mishgrad.kernel import isolation
 from mishgrad.kernel.scratch import ScratchKernel
-from mishgrad.math.dtypes import DTYPES
 
 from . import (
     UNANSWERED,
@@ -23,222 +21,154 @@ from . import (
     call_learner,
     call_on_copy,
     correct,
-    equal_or_hint,
-    expect,
-    is_boolean,
-    is_whole_number,
     learner_function,
     wrong,
     wrong_kind,
 )
+from .learner import learner_whole_number
 
-#: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
-Spec = tuple[tuple[int, ...], str] | None
-
-#: The checker's own cases: (gradOutput, self, gradInput). None of them is printed in the notebook.
-STATUS_CASES: Final[list[tuple[Spec, Spec, Spec]]] = [
-    (((2, 5), "float16"), ((5,), "bfloat16"), ((2, 5), "float32")),
-    (((2, 5), "float16"), ((5,), "bfloat16"), ((2, 5), "float16")),
-    (((3, 1, 4), "float32"), ((2, 1), "float32"), ((3, 2, 4), "float32")),
-    (((3, 1, 4), "float32"), ((2, 1), "float32"), ((2, 4), "float32")),
-    (((6,), "float32"), ((4,), "float32"), ((6,), "float32")),
-    (((1,) * 8, "bfloat16"), ((1,) * 8, "bfloat16"), ((1,) * 8, "bfloat16")),
-    (((1,) * 10, "float16"), ((1,), "float16"), ((1,) * 10, "float16")),
-    (((7,), "int8"), ((7,), "float32"), ((7,), "float32")),
-    (((7,), "float32"), ((7,), "float32"), ((7,), "bool")),
-    (None, ((7,), "int32"), ((7,), "float32")),
-    (((7,), "float64"), None, ((7,), "float32")),
-    (((), "float16"), ((), "float16"), ((), "float16")),
-    (((0, 3), "float32"), ((3,), "float16"), ((0, 3), "float32")),
-    (((5, 1), "float16"), ((1, 5), "float16"), ((5, 5), "float64")),
-]
+#: The seed of these exercises' cases (notebook 06's, where they were exercises 3 and 4).
+_RNG_SEED = 606
 
 
-def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
-    tensors = [
-        None if spec is None else session.tensor(np.zeros(spec[0], DTYPES.get(spec[1], spec[1])))
-        for spec in specs
-    ]
-    phase1 = aclnn.get_workspace_size(session, *tensors, check=False)
-    if phase1.status == 0:  # planned, never run: free the executor
-        session.check(
-            session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
-        )
-    return phase1.status
+@dataclass(frozen=True)
+class Dump:
+    """One DumpTensor record as the NPU prints it."""
+
+    desc: int
+    addr: int
+    data_type: str
+    position: str
+    values: np.ndarray
 
 
-@learner_function("answer with a function phase1_status(grad, self, out)")
-def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
-    """The learner's ``phase1_status(grad, self, out)`` against the twin's phase 1.
+_HEADER = re.compile(
+    r"DumpTensor: desc=(\d+), addr=(0x[0-9a-fA-F]+|\d+), data_type=(\w+), position=(\w+), "
+    r"dump_size=(\d+)\n\[([^\]]*)\]"
+)
 
-    Each argument is ``None`` (a null pointer) or ``(shape, dtype name)``; the function
-    returns the status code phase 1 returns.
+
+def parse_dumps(log: str) -> list[Dump]:
+    """Every DumpTensor record of a log (header line, then the values in brackets)."""
+    dumps = []
+    for match in _HEADER.finditer(log):
+        desc, addr, data_type, position, size, body = match.groups()
+        values = np.array([float(v) for v in body.split(",") if v.strip()], dtype=np.float64)
+        if values.size != int(size):
+            raise ValueError(f"dump_size is {size} but {values.size} values follow")
+        dumps.append(Dump(int(desc), int(addr, 0), data_type, position, values))
+    return dumps
+
+
+#: The dtypes the encoding exercise draws from: DumpTensor's data_type names (the twin's
+#: ``DumpTypeName``), floating and integer alike.
+_ENCODE_DTYPES = ("float32", "float16", "int32", "int16", "uint8")
+
+
+def encode_dump(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
+    """The text one ``DumpTensor`` call prints, as the twin's ``LogDump`` writes it.
+
+    The header names the dtype, the address in hexadecimal and the count; the first
+    ``dump_size`` elements follow in brackets, integers as integers, floating values as C's
+    ``%f`` prints them (six decimals).
     """
-    with aclnn.Session("twin") as session:
-        for specs in STATUS_CASES:
-            expected = _twin_status(session, specs)
-            got, failed = call_learner(learner, *specs)
-            if failed is not None:
-                return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got):
-                return wrong_kind("return the status code, a whole number")
-            if got != expected:
-                return wrong(
-                    f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
-                    f"function returned {got!r}, phase 1 returns a different status; hint: "
-                    "check in the contract's order — null pointers, the dtypes (and whether the "
-                    "result can be cast), the dimensions, broadcasting, gradInput's shape"
-                )
-    return correct(f"all {len(STATUS_CASES)} cases agree with the twin's phase 1")
-
-
-def _workspace(session: aclnn.Session, n: int, dtypes: tuple[str, str, str]) -> int:
-    """Phase 1's workspace on the twin for contiguous 1-D tensors of ``n`` elements."""
-    tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
-    phase1 = aclnn.get_workspace_size(session, *tensors)
-    session.check(session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor")
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
-    return phase1.workspace_size
-
-
-#: The checker's own cases for ``max_elements``: (budget in bytes, gradOutput, self, gradInput
-#: dtypes). Each needs at least one workspace buffer; none is printed in the notebook.
-BUDGET_CASES: Final[list[tuple[int, tuple[str, str, str]]]] = [
-    (1000, ("float16", "float32", "float32")),
-    (4096, ("bfloat16", "bfloat16", "float32")),
-    (5000, ("float16", "bfloat16", "float16")),
-    (777, ("float32", "float32", "float16")),
-    (100_000, ("float16", "float16", "bfloat16")),
-    (31, ("float16", "float32", "float32")),
-    (65_535, ("bfloat16", "float16", "bfloat16")),
-]
-
-
-@learner_function("answer with a function max_elements(budget, grad, self, out dtypes)")
-def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> Verdict:
-    """The learner's ``max_elements(budget, grad, self, out)`` against the twin's phase 1.
-
-    The answer is the largest ``n`` whose workspace, for contiguous 1-D tensors of ``n``
-    elements of the three dtypes, fits in ``budget`` bytes: the twin's phase 1 must ask for at
-    most ``budget`` bytes at ``n`` and for more at ``n + 1``.
-    """
-    with aclnn.Session("twin") as session:
-        for budget, dtypes in BUDGET_CASES:
-            got, failed = call_learner(learner, budget, *dtypes)
-            if failed is not None:
-                return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got) or got < 0:  # type: ignore[operator]
-                return wrong_kind("return a whole number of elements (0 or more)")
-            n = int(got)
-            fits = _workspace(session, n, dtypes) <= budget
-            if not fits or _workspace(session, n + 1, dtypes) <= budget:
-                return wrong(
-                    f"for {budget} bytes with gradOutput {dtypes[0]}, self {dtypes[1]} and "
-                    f"gradInput {dtypes[2]} your function returns {n}; the twin's phase 1 "
-                    "disagrees. Hint: which buffers does the plan hold for these dtypes, in which "
-                    "dtype, and what does each one's rounding do to the budget?"
-                )
-    return correct(f"all {len(BUDGET_CASES)} budgets agree with the twin's phase 1")
-
-
-#: The pool exercise: one aclrtMalloc of POOL_BYTES; the workspace is a slice at some offset.
-POOL_BYTES: Final = 1024
-#: Its tensors (shape, dtype name): gradOutput, self, gradInput, all contiguous.
-POOL_TENSORS: Final = (((3, 7), "bfloat16"), ((7,), "float32"), ((3, 7), "float32"))
-
-
-def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
-    """Whether phase 2 and the stream succeed with the workspace at pool + offset."""
-    tensors = [session.tensor(np.ones(shape, DTYPES[name])) for shape, name in POOL_TENSORS]
-    phase1 = aclnn.get_workspace_size(session, *tensors)
-    pool = session.malloc(POOL_BYTES)
-    status = session.lib.aclnnMishBackward(
-        pool + offset, POOL_BYTES - offset, phase1.executor, session.stream
+    values = np.asarray(tensor)[:dump_size]
+    if values.dtype.kind in "iub":
+        body = ", ".join(str(int(v)) for v in values)
+    else:
+        body = ", ".join(f"{float(v):f}" for v in values)
+    return (
+        f"DumpTensor: desc={desc}, addr={addr:#x}, data_type={values.dtype.name}, "
+        f"position={position}, dump_size={dump_size}\n[{body}]\n"
     )
-    if status == 0:
-        status = session.lib.aclrtSynchronizeStream(session.stream)
-    else:  # refused: the executor never ran
-        session.lib.aclDestroyAclOpExecutor(phase1.executor)
-    session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
-    session.free(pool)
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
-    return status == 0
 
 
-def largest_pool_offset() -> int:
-    """The largest byte offset into the pool at which the twin runs the call."""
-    with aclnn.Session("twin") as session:
-        return next(o for o in range(POOL_BYTES, -1, -1) if _slice_accepted(session, o))
+def _encode_case(rng: np.random.Generator) -> tuple[np.ndarray, int, int, str, int]:
+    name = _ENCODE_DTYPES[int(rng.integers(len(_ENCODE_DTYPES)))]
+    size = int(rng.integers(2, 12))
+    if name.startswith("float"):
+        tensor = (rng.normal(size=size) * 10.0 ** rng.integers(-2, 3)).astype(name)
+    else:
+        info = np.iinfo(name)
+        tensor = rng.integers(max(info.min, -999), min(info.max, 999), size).astype(name)
+    desc = int(rng.integers(0, 1000))
+    addr = int(rng.integers(0, 6000)) * 32
+    position = "UB" if rng.random() < 0.5 else "GM"
+    return tensor, desc, addr, position, int(rng.integers(1, size + 1))
 
 
-def check_pool_offset(answer: object) -> Verdict:
-    """(the largest offset the twin accepts, whether an NPU most likely reports an error there)."""
-    verdict = expect(
-        answer,
-        (is_whole_number, is_boolean),
-        usage="answer with a pair: (an offset in bytes, True or False)",
+@learner_function("write a function encode(tensor, desc, addr, position, dump_size)")
+def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
+    """Exercise 1: the text of one DumpTensor record for a tensor, desc, addr and dump_size."""
+    rng = np.random.default_rng(_RNG_SEED + 2)
+    for _ in range(30):
+        tensor, desc, addr, position, dump_size = _encode_case(rng)
+        got, failed = call_learner(function, tensor.copy(), desc, addr, position, dump_size)
+        if failed is not None:
+            return failed
+        if got is None:  # the scaffold, not yet written
+            return UNANSWERED
+        if not isinstance(got, str):
+            return wrong_kind("return the record as a str: the header line, then the values")
+        expected = encode_dump(tensor, desc, addr, position, dump_size)
+        if got.rstrip("\n") != expected.rstrip("\n"):
+            return wrong(
+                f"for a {tensor.dtype.name} tensor of {tensor.size} elements, desc={desc}, "
+                f"addr={addr}, position={position!r} and dump_size={dump_size} your function "
+                f"returns\n{got!r}\n{_RECORD_HINT[_first_difference(got, expected)]}"
+            )
+    return correct("your records are the twin's, byte for byte, for floating and integer tensors")
+
+
+#: Where a learner's record differs from the twin's: its lines, its header, its values.
+_RECORD_HINT: Final = (
+    "hint: a record is two lines, each ending in a newline: the header, then the values in "
+    "brackets",
+    "hint: your header line differs from the twin's; compare it field by field (how is addr "
+    "written?)",
+    "hint: your header is the twin's, your values line is not; count the values, and mind how "
+    "an integer tensor's values print",
+)
+
+
+def _first_difference(got: str, expected: str) -> int:
+    """Which of :data:`_RECORD_HINT` fits: 0 (the lines), 1 (the header) or 2 (the values)."""
+    mine, theirs = got.rstrip("\n").split("\n"), expected.rstrip("\n").split("\n")
+    if len(mine) != len(theirs):
+        return 0
+    return 1 if mine[0] != theirs[0] else 2
+
+
+def check_dump_edit(answer: object, scratch: ScratchKernel) -> Verdict:
+    """Exercise 2 (kernel edit): a DumpTensor of x's tile in Compute, with desc = answer."""
+    desc, verdict = learner_whole_number(
+        answer, usage="answer with the desc number (an int) your DumpTensor call passes"
     )
     if verdict is not None:
         return verdict
-    offset, npu_reports = answer  # type: ignore[misc]
-    if offset != largest_pool_offset():
-        return wrong(
-            "the offset: how many bytes does phase 1 ask for with these tensors, how many does "
-            "the slice offer at that offset, and which of the twin's checks of phase 2 (size, "
-            "alignment) can still fail?"
-        )
-    if npu_reports:
-        return wrong(
-            "the NPU: is a workspace carved out of memory allocated ahead a mistake, or what "
-            "CANN recommends?"
-        )
-    return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
-
-
-def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
-    """Phase 1's statuses for 9 and 10 dimensions on the twin built from a copy of kernel/."""
-    with aclnn.Session(aclnn.twin_backend(Path(kernel_dir))) as session:
-        return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
-
-
-def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
-    """:func:`_statuses_of_copy` in a worker process, the copy built here first.
-
-    A compile error is then the learner's to read, the build's progress line goes to the
-    notebook's stdout (whatever a worker prints goes to stderr: a pink box in JupyterLab; the
-    worker finds the library built), and the worker's watchdog times phase 1 alone, never the
-    build.
-    """
-    aclnn.twin_library(scratch.path)
-    return isolation.call(_statuses_of_copy, str(scratch.path))
-
-
-def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
-    """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
-    verdict = expect(
-        answer,
-        (is_whole_number, is_whole_number),
-        usage="answer with a pair of status codes: (9 dimensions, 10 dimensions)",
+    if not scratch.edited():
+        return wrong(f"edit op_kernel/mish_grad.h in {scratch} first, then run this cell again")
+    rng = np.random.default_rng(_RNG_SEED + 3)
+    x = rng.uniform(-6, 6, 7777).astype(np.float32)
+    run, failed = call_on_copy(
+        scratch, scratch.run_kernel, np.ones_like(x), x, cores=2, host_threads=2
     )
-    if verdict is not None:
-        return verdict
-    if "common/mish_grad_contract.h" not in scratch.edited():
-        return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
-    # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses, failed = call_on_copy(scratch, _statuses_in_a_worker, scratch)
     if failed is not None:
         return failed
-    if statuses[0] != 0:  # type: ignore[index]
-        return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
-    return equal_or_hint(
-        tuple(int(status) for status in answer),  # type: ignore[union-attr]
-        statuses,
-        "read the dimension check in CheckMishBackward: which numbers of dimensions does it "
-        "refuse now?",
-    )
+    try:
+        dumps = [d for d in parse_dumps(run.log) if d.desc == desc]  # type: ignore[union-attr]
+    except ValueError as error:
+        return wrong(f"your log does not parse: {error}")
+    if not dumps:
+        return wrong(
+            f"no DumpTensor with desc={desc} in the log: is {desc} the desc your call passes "
+            "(DumpTensor's second argument)?"
+        )
+    first = dumps[0]
+    size = first.values.size
+    if first.position != "UB" or first.data_type != "float32" or size == 0:
+        return wrong("dump the UB tensor x that Compute dequeues (float32 here), not another one")
+    # %f prints six decimals: the values agree with x to half a millionth.
+    if not np.allclose(first.values, x[:size], rtol=0, atol=1e-6):
+        return wrong("the first dump should hold the first elements of core 0's first tile of x")
+    return correct(f"{len(dumps)} dumps, one per tile of each core, core 0 first")

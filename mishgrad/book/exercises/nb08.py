@@ -1,24 +1,27 @@
-"""Checkers for notebook 08: broadcasting, views, and the twin's self-overlap rule.
+"""Checkers for notebook 08, the aclnn two-phase call.
 
-The shape and stride checkers compare the learner's function with NumPy on shapes of their
-own; the overlap checker asks the twin's phase 1. No case is printed in the notebook.
+Each checker asks the CPU twin itself (phase 1, phase 2, ``aclrtSynchronizeStream``) for the
+expected answer, on tensors no cell of the notebook prints.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from mishgrad import aclnn
+from mishgrad.kernel import isolation
+from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
 from . import (
     UNANSWERED,
     Verdict,
     call_learner,
+    call_on_copy,
     correct,
     equal_or_hint,
     expect,
@@ -29,113 +32,213 @@ from . import (
     wrong_kind,
 )
 
-Shape = tuple[int, ...]
+#: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
+Spec = tuple[tuple[int, ...], str] | None
 
-#: Pairs of shapes the broadcast checker tries (some do not broadcast).
-BROADCAST_CASES: Final[list[tuple[Shape, Shape]]] = [
-    ((7, 1, 5), (3, 1)),
-    ((2, 3), (2, 3)),
-    ((), (4, 2)),
-    ((6,), (6, 1)),
-    ((1, 9, 1), (8, 1, 1, 4)),
-    ((0, 1), (1, 5)),
-    ((4, 3), (3, 4)),
-    ((2, 5, 1), (5, 2)),
-    ((1,), ()),
-]
-
-#: (shape, axes) for the transposed-strides checker.
-TRANSPOSE_CASES: Final[list[tuple[Shape, Shape]]] = [
-    ((3, 7), (1, 0)),
-    ((2, 5, 4), (2, 0, 1)),
-    ((2, 5, 4), (1, 2, 0)),
-    ((6, 1, 3, 2), (3, 1, 0, 2)),
-    ((9,), (0,)),
+#: The checker's own cases: (gradOutput, self, gradInput). None of them is printed in the notebook.
+STATUS_CASES: Final[list[tuple[Spec, Spec, Spec]]] = [
+    (((2, 5), "float16"), ((5,), "bfloat16"), ((2, 5), "float32")),
+    (((2, 5), "float16"), ((5,), "bfloat16"), ((2, 5), "float16")),
+    (((3, 1, 4), "float32"), ((2, 1), "float32"), ((3, 2, 4), "float32")),
+    (((3, 1, 4), "float32"), ((2, 1), "float32"), ((2, 4), "float32")),
+    (((6,), "float32"), ((4,), "float32"), ((6,), "float32")),
+    (((1,) * 8, "bfloat16"), ((1,) * 8, "bfloat16"), ((1,) * 8, "bfloat16")),
+    (((1,) * 10, "float16"), ((1,), "float16"), ((1,) * 10, "float16")),
+    (((7,), "int8"), ((7,), "float32"), ((7,), "float32")),
+    (((7,), "float32"), ((7,), "float32"), ((7,), "bool")),
+    (None, ((7,), "int32"), ((7,), "float32")),
+    (((7,), "float64"), None, ((7,), "float32")),
+    (((), "float16"), ((), "float16"), ((), "float16")),
+    (((0, 3), "float32"), ((3,), "float16"), ((0, 3), "float32")),
+    (((5, 1), "float16"), ((1, 5), "float16"), ((5, 5), "float64")),
 ]
 
 
-def _numpy_broadcast(a: Shape, b: Shape) -> Shape | None:
-    try:
-        return tuple(np.broadcast_shapes(a, b))
-    except ValueError:
-        return None
+def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
+    tensors = [
+        None if spec is None else session.tensor(np.zeros(spec[0], DTYPES.get(spec[1], spec[1])))
+        for spec in specs
+    ]
+    phase1 = aclnn.get_workspace_size(session, *tensors, check=False)
+    if phase1.status == 0:  # planned, never run: free the executor
+        session.check(
+            session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
+        )
+    return phase1.status
 
 
-@learner_function("answer with a function broadcast_shape(a, b)")
-def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None) -> Verdict:
-    """The learner's ``broadcast_shape(a, b)``: the broadcast shape as a tuple, or None."""
-    for a, b in BROADCAST_CASES:
-        got, failed = call_learner(learner, a, b)
-        if failed is not None:
-            return failed
-        if got is not None and not isinstance(got, tuple | list):
-            return wrong_kind(f"broadcast_shape{(a, b)} returned {got!r}: return a tuple or None")
-        if (None if got is None else tuple(got)) != _numpy_broadcast(a, b):
-            return wrong(
-                f"broadcast_shape({a}, {b}) returned {got!r}; hint: align the shapes at their "
-                "last dimension, pad the shorter with 1s on the left, and compare pair by pair"
-            )
-    return correct(f"all {len(BROADCAST_CASES)} pairs agree with NumPy's rule")
+@learner_function("answer with a function phase1_status(grad, self, out)")
+def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
+    """The learner's ``phase1_status(grad, self, out)`` against the twin's phase 1.
 
-
-@learner_function("answer with a function transposed_strides(shape, axes)")
-def check_transposed_strides(learner: Callable[[Shape, Shape], Shape] | None) -> Verdict:
-    """The learner's ``transposed_strides(shape, axes)``, in elements, against NumPy."""
-    for shape, axes in TRANSPOSE_CASES:
-        view = np.zeros(shape, np.float32).transpose(axes)
-        expected = tuple(s // view.itemsize for s in view.strides)
-        got, failed = call_learner(learner, shape, axes)
-        if failed is not None:
-            return failed
-        if got is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not isinstance(got, tuple | list):
-            return wrong_kind(
-                f"transposed_strides{(shape, axes)} returned {got!r}: return a tuple of strides"
-            )
-        if tuple(got) != expected:
-            return wrong(
-                f"transposed_strides({shape}, {axes}) returned {got!r}; hint: first the "
-                "contiguous strides of shape, in elements; a transpose moves strides, it does "
-                "not compute new ones"
-            )
-    return correct(f"all {len(TRANSPOSE_CASES)} views agree with NumPy")
-
-
-def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
-    """Whether the twin's phase 1 refuses gradInput = this view, and the rule it names."""
-    span = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
-    f32 = DTYPES["float32"]
+    Each argument is ``None`` (a null pointer) or ``(shape, dtype name)``; the function
+    returns the status code phase 1 returns.
+    """
     with aclnn.Session("twin") as session:
-        memory = session.malloc(span * f32.itemsize)
-        out = aclnn.DeviceTensor.describe(session, memory, shape, strides, 0, span, f32)
-        one = aclnn.DeviceTensor.describe(session, memory, shape, [0] * len(shape), 0, 1, f32)
-        phase1 = aclnn.get_workspace_size(session, one, one, out, check=False)
-        message = (session.lib.aclGetRecentErrMsg() or b"").decode()
-        if phase1.status == 0:
-            session.check(
-                session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
-            )
-        for tensor in (one, out):
-            tensor.release()
-        session.free(memory)
-    rule = re.search(r"rule (\d)", message)
-    return phase1.status != 0, int(rule.group(1)) if rule else None
+        for specs in STATUS_CASES:
+            expected = _twin_status(session, specs)
+            got, failed = call_learner(learner, *specs)
+            if failed is not None:
+                return failed
+            if got is None:  # the scaffold, not yet written
+                return UNANSWERED
+            if not is_whole_number(got):
+                return wrong_kind("return the status code, a whole number")
+            if got != expected:
+                return wrong(
+                    f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
+                    f"function returned {got!r}, phase 1 returns a different status; hint: "
+                    "check in the contract's order — null pointers, the dtypes (and whether the "
+                    "result can be cast), the dimensions, broadcasting, gradInput's shape"
+                )
+    return correct(f"all {len(STATUS_CASES)} cases agree with the twin's phase 1")
 
 
-def check_overlap_rule(answer: object) -> Verdict:
-    """(refused, rule) for gradInput of shape [5, 3] with strides [2, 1] (twin-only)."""
+def _workspace(session: aclnn.Session, n: int, dtypes: tuple[str, str, str]) -> int:
+    """Phase 1's workspace on the twin for contiguous 1-D tensors of ``n`` elements."""
+    tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
+    phase1 = aclnn.get_workspace_size(session, *tensors)
+    session.check(session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor")
+    for tensor in tensors:  # a checker makes many tensors in one session: free them now
+        tensor.release()
+    return phase1.workspace_size
+
+
+#: The checker's own cases for ``max_elements``: (budget in bytes, gradOutput, self, gradInput
+#: dtypes). Each needs at least one workspace buffer; none is printed in the notebook.
+BUDGET_CASES: Final[list[tuple[int, tuple[str, str, str]]]] = [
+    (1000, ("float16", "float32", "float32")),
+    (4096, ("bfloat16", "bfloat16", "float32")),
+    (5000, ("float16", "bfloat16", "float16")),
+    (777, ("float32", "float32", "float16")),
+    (100_000, ("float16", "float16", "bfloat16")),
+    (31, ("float16", "float32", "float32")),
+    (65_535, ("bfloat16", "float16", "bfloat16")),
+]
+
+
+@learner_function("answer with a function max_elements(budget, grad, self, out dtypes)")
+def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> Verdict:
+    """The learner's ``max_elements(budget, grad, self, out)`` against the twin's phase 1.
+
+    The answer is the largest ``n`` whose workspace, for contiguous 1-D tensors of ``n``
+    elements of the three dtypes, fits in ``budget`` bytes: the twin's phase 1 must ask for at
+    most ``budget`` bytes at ``n`` and for more at ``n + 1``.
+    """
+    with aclnn.Session("twin") as session:
+        for budget, dtypes in BUDGET_CASES:
+            got, failed = call_learner(learner, budget, *dtypes)
+            if failed is not None:
+                return failed
+            if got is None:  # the scaffold, not yet written
+                return UNANSWERED
+            if not is_whole_number(got) or got < 0:  # type: ignore[operator]
+                return wrong_kind("return a whole number of elements (0 or more)")
+            n = int(got)
+            fits = _workspace(session, n, dtypes) <= budget
+            if not fits or _workspace(session, n + 1, dtypes) <= budget:
+                return wrong(
+                    f"for {budget} bytes with gradOutput {dtypes[0]}, self {dtypes[1]} and "
+                    f"gradInput {dtypes[2]} your function returns {n}; the twin's phase 1 "
+                    "disagrees. Hint: which buffers does the plan hold for these dtypes, in which "
+                    "dtype, and what does each one's rounding do to the budget?"
+                )
+    return correct(f"all {len(BUDGET_CASES)} budgets agree with the twin's phase 1")
+
+
+#: The pool exercise: one aclrtMalloc of POOL_BYTES; the workspace is a slice at some offset.
+POOL_BYTES: Final = 1024
+#: Its tensors (shape, dtype name): gradOutput, self, gradInput, all contiguous.
+POOL_TENSORS: Final = (((3, 7), "bfloat16"), ((7,), "float32"), ((3, 7), "float32"))
+
+
+def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
+    """Whether phase 2 and the stream succeed with the workspace at pool + offset."""
+    tensors = [session.tensor(np.ones(shape, DTYPES[name])) for shape, name in POOL_TENSORS]
+    phase1 = aclnn.get_workspace_size(session, *tensors)
+    pool = session.malloc(POOL_BYTES)
+    status = session.lib.aclnnMishBackward(
+        pool + offset, POOL_BYTES - offset, phase1.executor, session.stream
+    )
+    if status == 0:
+        status = session.lib.aclrtSynchronizeStream(session.stream)
+    else:  # refused: the executor never ran
+        session.lib.aclDestroyAclOpExecutor(phase1.executor)
+    session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
+    session.free(pool)
+    for tensor in tensors:  # a checker makes many tensors in one session: free them now
+        tensor.release()
+    return status == 0
+
+
+def largest_pool_offset() -> int:
+    """The largest byte offset into the pool at which the twin runs the call."""
+    with aclnn.Session("twin") as session:
+        return next(o for o in range(POOL_BYTES, -1, -1) if _slice_accepted(session, o))
+
+
+def check_pool_offset(answer: object) -> Verdict:
+    """(the largest offset the twin accepts, whether an NPU most likely reports an error there)."""
     verdict = expect(
         answer,
-        (is_boolean, lambda rule: rule is None or is_whole_number(rule)),
-        usage="answer with a pair (refused, rule): True or False, and a rule number",
+        (is_whole_number, is_boolean),
+        usage="answer with a pair: (an offset in bytes, True or False)",
     )
     if verdict is not None:
         return verdict
-    refused, rule = _overlap_refusal((5, 3), (2, 1))
+    offset, npu_reports = answer  # type: ignore[misc]
+    if offset != largest_pool_offset():
+        return wrong(
+            "the offset: how many bytes does phase 1 ask for with these tensors, how many does "
+            "the slice offer at that offset, and which of the twin's checks of phase 2 (size, "
+            "alignment) can still fail?"
+        )
+    if npu_reports:
+        return wrong(
+            "the NPU: is a workspace carved out of memory allocated ahead a mistake, or what "
+            "CANN recommends?"
+        )
+    return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
+
+
+def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
+    """Phase 1's statuses for 9 and 10 dimensions on the twin built from a copy of kernel/."""
+    with aclnn.Session(aclnn.twin_backend(Path(kernel_dir))) as session:
+        return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
+
+
+def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
+    """:func:`_statuses_of_copy` in a worker process, the copy built here first.
+
+    A compile error is then the learner's to read, the build's progress line goes to the
+    notebook's stdout (whatever a worker prints goes to stderr: a pink box in JupyterLab; the
+    worker finds the library built), and the worker's watchdog times phase 1 alone, never the
+    build.
+    """
+    aclnn.twin_library(scratch.path)
+    return isolation.call(_statuses_of_copy, str(scratch.path))
+
+
+def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
+    """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
+    verdict = expect(
+        answer,
+        (is_whole_number, is_whole_number),
+        usage="answer with a pair of status codes: (9 dimensions, 10 dimensions)",
+    )
+    if verdict is not None:
+        return verdict
+    if "common/mish_grad_contract.h" not in scratch.edited():
+        return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
+    # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
+    statuses, failed = call_on_copy(scratch, _statuses_in_a_worker, scratch)
+    if failed is not None:
+        return failed
+    if statuses[0] != 0:  # type: ignore[index]
+        return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(
-        tuple(answer),  # type: ignore[arg-type]
-        (refused, rule),
-        "list the offsets 2·i + j of the view, and try the rules in order: a zero stride? "
-        "strides sorted, does each exceed the reach of the smaller ones? Otherwise?",
+        tuple(int(status) for status in answer),  # type: ignore[union-attr]
+        statuses,
+        "read the dimension check in CheckMishBackward: which numbers of dimensions does it "
+        "refuse now?",
     )

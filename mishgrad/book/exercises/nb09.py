@@ -1,147 +1,141 @@
-"""Checkers for notebook 09 (precision).
+"""Checkers for notebook 09: broadcasting, views, and the twin's self-overlap rule.
 
-MARE's allowance in ULPs (write code), the smallest float16 golden value at which a two-ULP
-error passes, and how large a float16 test must be to reach the stretch where a t + p form
-fails.
+The shape and stride checkers compare the learner's function with NumPy on shapes of their
+own; the overlap checker asks the twin's phase 1. No case is printed in the notebook.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
-from mishgrad.evaluation import precision
-from mishgrad.math import dtypes, oracle
+from mishgrad import aclnn
+from mishgrad.math.dtypes import DTYPES
 
-from . import UNANSWERED, Verdict, call_learner, correct, learner_function, wrong, wrong_kind
-from .learner import learner_whole_number, number_verdict
+from . import (
+    UNANSWERED,
+    Verdict,
+    call_learner,
+    correct,
+    equal_or_hint,
+    expect,
+    is_boolean,
+    is_whole_number,
+    learner_function,
+    wrong,
+    wrong_kind,
+)
 
-#: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
-#: normal exponent), so the ULP of every normal and subnormal value can be computed.
-_FORMATS = {"float32": (23, -126), "float16": (10, -14), "bfloat16": (7, -126)}
+Shape = tuple[int, ...]
+
+#: Pairs of shapes the broadcast checker tries (some do not broadcast).
+BROADCAST_CASES: Final[list[tuple[Shape, Shape]]] = [
+    ((7, 1, 5), (3, 1)),
+    ((2, 3), (2, 3)),
+    ((), (4, 2)),
+    ((6,), (6, 1)),
+    ((1, 9, 1), (8, 1, 1, 4)),
+    ((0, 1), (1, 5)),
+    ((4, 3), (3, 4)),
+    ((2, 5, 1), (5, 2)),
+    ((1,), ()),
+]
+
+#: (shape, axes) for the transposed-strides checker.
+TRANSPOSE_CASES: Final[list[tuple[Shape, Shape]]] = [
+    ((3, 7), (1, 0)),
+    ((2, 5, 4), (2, 0, 1)),
+    ((2, 5, 4), (1, 2, 0)),
+    ((6, 1, 3, 2), (3, 1, 0, 2)),
+    ((9,), (0,)),
+]
 
 
-def ulp_of(golden: np.ndarray, name: str) -> np.ndarray:
-    """The ULP of each (representable) golden value in the dtype; the smallest subnormal at 0."""
-    bits, min_exponent = _FORMATS[name]
-    _, exponent = np.frexp(np.abs(golden))  # |g| = m 2**exponent with 0.5 <= m < 1
-    # Subnormals and 0 share the ULP of the smallest normal binade.
-    leading = np.where(golden == 0, min_exponent, np.maximum(exponent - 1, min_exponent))
-    return np.ldexp(1.0, leading - bits)
+def _numpy_broadcast(a: Shape, b: Shape) -> Shape | None:
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
 
 
-def reference_allowed_ulps(golden: np.ndarray, name: str) -> np.ndarray:
-    """MARE's allowance at each golden value, in ULPs of that value in the dtype."""
-    return precision.allowed_abs_error(golden, name) / ulp_of(golden, name)
-
-
-def _goldens(name: str, seed: int = 909) -> np.ndarray:
-    """Golden values of the dtype from 0 to 1, dense near the floor 1e-7."""
-    rng = np.random.default_rng(seed)
-    values = np.concatenate([[0.0], 10.0 ** rng.uniform(-12, 0, 400)])
-    values[1::2] *= -1
-    return values.astype(dtypes.as_dtype(name)).astype(np.float64)
-
-
-@learner_function("write a function allowed_ulps(golden, dtype_name) and pass it")
-def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
-    """``function(golden, dtype_name)`` must return MARE's allowance in ULPs of each golden."""
-    for name in _FORMATS:
-        golden = _goldens(name)
-        result, failure = call_learner(function, golden.copy(), name)
-        if failure is not None:
-            return failure
-        if result is None:  # the scaffold, not yet written
-            return UNANSWERED
-        try:
-            got = np.asarray(result, dtype=np.float64)
-        except (TypeError, ValueError):
-            got = None
-        if got is None or got.shape != golden.shape:
-            return wrong_kind("return a NumPy array of numbers, one per golden value")
-        if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
+@learner_function("answer with a function broadcast_shape(a, b)")
+def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None) -> Verdict:
+    """The learner's ``broadcast_shape(a, b)``: the broadcast shape as a tuple, or None."""
+    for a, b in BROADCAST_CASES:
+        got, failed = call_learner(learner, a, b)
+        if failed is not None:
+            return failed
+        if got is not None and not isinstance(got, tuple | list):
+            return wrong_kind(f"broadcast_shape{(a, b)} returned {got!r}: return a tuple or None")
+        if (None if got is None else tuple(got)) != _numpy_broadcast(a, b):
             return wrong(
-                f"not right for {name}: the allowance is 10 T (|g| + 1e-7); divide by the "
-                "spacing of the dtype's numbers at |g| (at 0: the smallest subnormal)"
+                f"broadcast_shape({a}, {b}) returned {got!r}; hint: align the shapes at their "
+                "last dimension, pad the shorter with 1s on the left, and compare pair by pair"
             )
-    return correct(
-        "for |g| well above 1e-7 the allowance is about the same number of ULPs at every "
-        "magnitude; below it, the floor makes it grow without bound"
-    )
+    return correct(f"all {len(BROADCAST_CASES)} pairs agree with NumPy's rule")
 
 
-#: The allowance exercise: the smallest positive float16 golden value at which an error of
-#: two ULPs of that value passes MARE's limit (notebook 11 prints the one-ULP value).
-_ALLOWANCE_DTYPE = "float16"
-_ALLOWANCE_ULPS = 2
+@learner_function("answer with a function transposed_strides(shape, axes)")
+def check_transposed_strides(learner: Callable[[Shape, Shape], Shape] | None) -> Verdict:
+    """The learner's ``transposed_strides(shape, axes)``, in elements, against NumPy."""
+    for shape, axes in TRANSPOSE_CASES:
+        view = np.zeros(shape, np.float32).transpose(axes)
+        expected = tuple(s // view.itemsize for s in view.strides)
+        got, failed = call_learner(learner, shape, axes)
+        if failed is not None:
+            return failed
+        if got is None:  # the scaffold, not yet written
+            return UNANSWERED
+        if not isinstance(got, tuple | list):
+            return wrong_kind(
+                f"transposed_strides{(shape, axes)} returned {got!r}: return a tuple of strides"
+            )
+        if tuple(got) != expected:
+            return wrong(
+                f"transposed_strides({shape}, {axes}) returned {got!r}; hint: first the "
+                "contiguous strides of shape, in elements; a transpose moves strides, it does "
+                "not compute new ones"
+            )
+    return correct(f"all {len(TRANSPOSE_CASES)} views agree with NumPy")
 
 
-def ulps_pass_from(ulps: int = _ALLOWANCE_ULPS) -> float:
-    """The smallest positive golden value of the dtype at which an error of ``ulps`` ULPs passes."""
-    positive = dtypes.all_values(_ALLOWANCE_DTYPE)
-    positive = positive[positive > 0].astype(np.float64)
-    passes = ulps * ulp_of(positive, _ALLOWANCE_DTYPE) < precision.allowed_abs_error(
-        positive, _ALLOWANCE_DTYPE
-    )
-    return float(positive[passes].min())
+def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
+    """Whether the twin's phase 1 refuses gradInput = this view, and the rule it names."""
+    span = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    f32 = DTYPES["float32"]
+    with aclnn.Session("twin") as session:
+        memory = session.malloc(span * f32.itemsize)
+        out = aclnn.DeviceTensor.describe(session, memory, shape, strides, 0, span, f32)
+        one = aclnn.DeviceTensor.describe(session, memory, shape, [0] * len(shape), 0, 1, f32)
+        phase1 = aclnn.get_workspace_size(session, one, one, out, check=False)
+        message = (session.lib.aclGetRecentErrMsg() or b"").decode()
+        if phase1.status == 0:
+            session.check(
+                session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
+            )
+        for tensor in (one, out):
+            tensor.release()
+        session.free(memory)
+    rule = re.search(r"rule (\d)", message)
+    return phase1.status != 0, int(rule.group(1)) if rule else None
 
 
-def check_allowance(answer: object) -> Verdict:
-    """The smallest positive float16 golden value at which a two-ULP error passes MARE."""
-    expected = ulps_pass_from()
-    return number_verdict(
+def check_overlap_rule(answer: object) -> Verdict:
+    """(refused, rule) for gradInput of shape [5, 3] with strides [2, 1] (twin-only)."""
+    verdict = expect(
         answer,
-        dtypes.as_dtype(_ALLOWANCE_DTYPE),
-        expected,
-        hint="not quite — hint: where is the ULP of a float16 value constant while the "
-        "allowance 10 T (|g| + 1e-7) grows? Do not forget the floor",
-        off_grid="your g is not a float16 value, and the answer is one: the smallest positive "
-        "float16 g at which two ULPs of g pass. Which float16 values are the neighbours of "
-        "yours, and does a two-ULP error pass at each?",
+        (is_boolean, lambda rule: rule is None or is_whole_number(rule)),
+        usage="answer with a pair (refused, rule): True or False, and a rule number",
     )
-
-
-#: The sample-size exercise: the tanhx branch in float16, whose saved t is rounded to float16.
-_STRETCH_DTYPE = "float16"
-
-
-def stretch_width(name: str = _STRETCH_DTYPE) -> float:
-    """Width of the stretch around the zero x0 of d where a t + p form breaks MARE in ``name``.
-
-    There |d| is below ``g_break``: half an ULP (in ``name``) of t(x0), divided by the MARE
-    limit of ``name``, less the floor. Measured with the oracle on a float32 grid of step
-    1e-6 over [-1.35, -1.05], which holds the stretch for the 16-bit dtypes.
-    """
-    grid = np.linspace(-1.35, -1.05, 300_001).astype(np.float32)
-    d = oracle.dmish_oracle(grid).astype(np.float64)
-    crossing = np.flatnonzero(np.diff(np.signbit(d)))[0]
-    t0 = oracle.tanh_softplus_oracle(grid[crossing : crossing + 1])[0]
-    half_ulp = float(np.spacing(np.asarray(t0).astype(dtypes.as_dtype(name)))) / 2
-    limit = precision.MARE_FACTOR * precision.threshold(name)
-    g_break = half_ulp / limit - precision.FLOOR
-    inside = grid[np.abs(d) < g_break].astype(np.float64)
-    return float(inside.max() - inside.min())
-
-
-#: CANN's current case generation draws half its values from uniform [-5, 5] (opbase
-#: experimental_standard.md, section 1.2).
-_UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
-
-
-def check_sample_size(answer: object) -> Verdict:
-    """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
-    k, verdict = learner_whole_number(answer, usage="answer with the exponent k, a whole number")
     if verdict is not None:
         return verdict
-    expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
-    if k == expected:
-        return correct(
-            f"10**{expected} points: a smaller float16 test may well miss the stretch, and "
-            "then the tanhx branch passes it"
-        )
-    return wrong(
-        "expected points in the stretch = (points drawn uniformly) × width / (length of the "
-        "interval); the width follows from float16's T and the float16 ULP of t at x0"
+    refused, rule = _overlap_refusal((5, 3), (2, 1))
+    return equal_or_hint(
+        tuple(answer),  # type: ignore[arg-type]
+        (refused, rule),
+        "list the offsets 2·i + j of the view, and try the rules in order: a zero stride? "
+        "strides sorted, does each exceed the reach of the smaller ones? Otherwise?",
     )

@@ -1,153 +1,145 @@
-"""Checkers for notebook 10 (performance).
+"""Checkers for notebook 10 (CANN's precision standard).
 
-The roofline time of an instruction mix with per-op cycles (write code), the cost of one more
-vector instruction in a scratch copy of the kernel (kernel edit), and v1's ridge bandwidth.
+MARE's allowance in ULPs (write code), the smallest float16 golden value at which a two-ULP
+error passes, and how large a float16 test must be to reach the stretch where a t + p form
+fails.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import numpy as np
 
-from mishgrad.evaluation import roofline, upstream
-from mishgrad.kernel.pipeline import PipelineModel
-from mishgrad.kernel.platforms import Platform
-from mishgrad.kernel.scratch import ScratchKernel
+from mishgrad.evaluation import precision
+from mishgrad.math import dtypes, oracle
 
-from . import (
-    UNANSWERED,
-    Verdict,
-    call_learner,
-    call_on_copy,
-    correct,
-    is_number,
-    learner_function,
-    wrong,
-    wrong_kind,
-)
-from .learner import close_or_hint, learner_float
+from . import Verdict, correct, learner_function, wrong
+from .learner import learner_numbers, learner_whole_number, number_verdict
 
-#: (dtype size, has tanhx) of the configurations the roofline exercise draws from.
-_CONFIGS = ((4, False), (4, True), (2, False), (2, True))
-#: The ops the exercise's instruction mixes draw from; Exp and Div get their own cycles.
-_OPS = ("Exp", "Div", "Mul", "Adds", "Select", "Cast")
+#: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
+#: normal exponent), so the ULP of every normal and subnormal value can be computed.
+_FORMATS = {"float32": (23, -126), "float16": (10, -14), "bfloat16": (7, -126)}
 
 
-def reference_seconds(
-    n: int,
-    dtype_size: int,
-    has_tanhx: bool,
-    counts: Mapping[str, int],
-    op_cycles: Mapping[str, float],
-    cores: int,
-    clock_hz: float,
-    bandwidth: float,
-) -> float:
-    """The roofline's steady-state time of ``n`` elements, from :mod:`mishgrad.evaluation.roofline`.
-
-    ``counts`` gives vector instructions per element by op; ``op_cycles`` the cycles per
-    256-byte repeat of particular ops, the others taking one cycle.
-    """
-    chip = Platform("exercise", 196_608, cores, select_uses_scratch=True)  # an A2-like chip
-    model = PipelineModel(bandwidth, cores, clock_hz, 1.0)
-    line = roofline.Roofline(chip, model, dict(op_cycles))
-    cost = roofline.KernelCost(dtype_size, has_tanhx, dict(counts))
-    rate = min(line.memory_elements_per_second(cost), line.vector_elements_per_second(cost))
-    return n / rate
+def ulp_of(golden: np.ndarray, name: str) -> np.ndarray:
+    """The ULP of each (representable) golden value in the dtype; the smallest subnormal at 0."""
+    bits, min_exponent = _FORMATS[name]
+    _, exponent = np.frexp(np.abs(golden))  # |g| = m 2**exponent with 0.5 <= m < 1
+    # Subnormals and 0 share the ULP of the smallest normal binade.
+    leading = np.where(golden == 0, min_exponent, np.maximum(exponent - 1, min_exponent))
+    return np.ldexp(1.0, leading - bits)
 
 
-def _roofline_case(rng: np.random.Generator) -> tuple:
-    dtype_size, has_tanhx = _CONFIGS[rng.integers(len(_CONFIGS))]
-    counts = {op: int(rng.integers(1, 9)) for op in _OPS if rng.random() < 0.8 or op == "Exp"}
-    op_cycles = {op: float(rng.choice([2.0, 3.0, 4.0, 8.0])) for op in ("Exp", "Div")}
-    return (
-        int(rng.integers(10**6, 10**10)),
-        dtype_size,
-        has_tanhx,
-        counts,
-        op_cycles,
-        int(rng.choice([20, 24, 30, 32, 40, 48, 64])),
-        float(rng.uniform(0.8e9, 2.2e9)),
-        float(rng.uniform(0.4e12, 3.2e12)),
-    )
+def reference_allowed_ulps(golden: np.ndarray, name: str) -> np.ndarray:
+    """MARE's allowance at each golden value, in ULPs of that value in the dtype."""
+    return precision.allowed_abs_error(golden, name) / ulp_of(golden, name)
 
 
-@learner_function("write a function roofline_seconds(n, dtype_size, has_tanhx, counts, …)")
-def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
-    """``function(n, dtype_size, has_tanhx, counts, op_cycles, cores, clock_hz, bandwidth)``."""
-    rng = np.random.default_rng(1010)
-    for _ in range(40):
-        case = _roofline_case(rng)
-        result, failure = call_learner(function, *case[:3], dict(case[3]), dict(case[4]), *case[5:])
+def _goldens(name: str, seed: int = 909) -> np.ndarray:
+    """Golden values of the dtype from 0 to 1, dense near the floor 1e-7."""
+    rng = np.random.default_rng(seed)
+    values = np.concatenate([[0.0], 10.0 ** rng.uniform(-12, 0, 400)])
+    values[1::2] *= -1
+    return values.astype(dtypes.as_dtype(name)).astype(np.float64)
+
+
+@learner_function("write a function allowed_ulps(golden, dtype_name) and pass it")
+def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
+    """``function(golden, dtype_name)`` must return MARE's allowance in ULPs of each golden."""
+    for name in _FORMATS:
+        golden = _goldens(name)
+        got, failure = learner_numbers(
+            function,
+            golden,
+            name,
+            shape=golden.shape,
+            usage="return a NumPy array of numbers, one per golden value",
+        )
         if failure is not None:
             return failure
-        if result is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not is_number(result):
-            return wrong_kind("return the time in seconds, a number")
-        expected = reference_seconds(*case)
-        if not math.isclose(float(result), expected, rel_tol=1e-9):  # type: ignore[arg-type]
-            n, dtype_size, has_tanhx = case[:3]
-            tanhx = "read" if has_tanhx else "absent"
+        if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
             return wrong(
-                f"for n = {n}, {dtype_size}-byte tensors, tanhx {tanhx}, "
-                f"counts {case[3]}, op cycles {case[4]}, {case[5]} cores, {case[6]:.4g} Hz and "
-                f"{case[7]:.4g} B/s your function returns {result!r}; hint: which tensors cross "
-                "the memory bus, and on what data (and so how many elements per repeat) does "
-                "every vector instruction work, whatever the tensors' dtype?"
+                f"not right for {name}: the allowance is 10 T (|g| + 1e-7); divide by the "
+                "spacing of the dtype's numbers at |g| (at 0: the smallest subnormal)"
             )
     return correct(
-        "your roofline agrees with mishgrad.evaluation.roofline on 40 random configurations"
+        "for |g| well above 1e-7 the allowance is about the same number of ULPs at every "
+        "magnitude; below it, the floor makes it grow without bound"
     )
 
 
-#: Cycles per 256-byte repeat the kernel-edit exercise assumes for every instruction.
-EDIT_CYCLES_PER_REPEAT = 3.0
+#: The allowance exercise: the smallest positive float16 golden value at which an error of
+#: two ULPs of that value passes MARE's limit (no notebook prints it, nor the one-ULP value).
+_ALLOWANCE_DTYPE = "float16"
+_ALLOWANCE_ULPS = 2
 
 
-def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verdict:
-    """Vector cycles per element on one core that the learner's added instructions cost."""
-    value, verdict = learner_float(answer, usage="answer with a number: cycles per element")
+def ulps_pass_from(ulps: int = _ALLOWANCE_ULPS) -> float:
+    """The smallest positive golden value of the dtype at which an error of ``ulps`` ULPs passes."""
+    positive = dtypes.all_values(_ALLOWANCE_DTYPE)
+    positive = positive[positive > 0].astype(np.float64)
+    passes = ulps * ulp_of(positive, _ALLOWANCE_DTYPE) < precision.allowed_abs_error(
+        positive, _ALLOWANCE_DTYPE
+    )
+    return float(positive[passes].min())
+
+
+def check_allowance(answer: object) -> Verdict:
+    """The smallest positive float16 golden value at which a two-ULP error passes MARE."""
+    expected = ulps_pass_from()
+    return number_verdict(
+        answer,
+        dtypes.as_dtype(_ALLOWANCE_DTYPE),
+        expected,
+        hint="not quite — hint: where is the ULP of a float16 value constant while the "
+        "allowance 10 T (|g| + 1e-7) grows? Do not forget the floor",
+        off_grid="your g is not a float16 value, and the answer is one: the smallest positive "
+        "float16 g at which two ULPs of g pass. Which float16 values are the neighbours of "
+        "yours, and does a two-ULP error pass at each?",
+    )
+
+
+#: The sample-size exercise: the tanhx branch in float16, whose saved t is rounded to float16.
+_STRETCH_DTYPE = "float16"
+
+
+def stretch_width(name: str = _STRETCH_DTYPE) -> float:
+    """Width of the stretch around the zero x0 of d where a t + p form breaks MARE in ``name``.
+
+    There |d| is below ``g_break``: half an ULP (in ``name``) of t(x0), divided by the MARE
+    limit of ``name``, less the floor. Measured with the oracle on a float32 grid of step
+    1e-6 over [-1.35, -1.05], which holds the stretch for the 16-bit dtypes.
+    """
+    grid = np.linspace(-1.35, -1.05, 300_001).astype(np.float32)
+    d = oracle.dmish_oracle(grid).astype(np.float64)
+    crossing = np.flatnonzero(np.diff(np.signbit(d)))[0]
+    t0 = oracle.tanh_softplus_oracle(grid[crossing : crossing + 1])[0]
+    half_ulp = float(np.spacing(np.asarray(t0).astype(dtypes.as_dtype(name)))) / 2
+    limit = precision.MARE_FACTOR * precision.threshold(name)
+    g_break = half_ulp / limit - precision.FLOOR
+    inside = grid[np.abs(d) < g_break].astype(np.float64)
+    return float(inside.max() - inside.min())
+
+
+#: CANN's current case generation draws half its values from uniform [-5, 5] (opbase
+#: experimental_standard.md, section 1.2).
+_UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
+
+
+def check_sample_size(answer: object) -> Verdict:
+    """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
+    k, verdict = learner_whole_number(answer, usage="answer with the exponent k, a whole number")
     if verdict is not None:
         return verdict
-    if not scratch.edited():
-        return wrong(f"edit op_kernel/mish_grad.h in {scratch} first (kernel/ stays as it is)")
-    before = roofline.measure_cost("float32", False).instruction_count
-    cost, failed = call_on_copy(
-        scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path
-    )
-    if failed is not None:
-        return failed
-    after = cost.instruction_count  # type: ignore[union-attr]
-    if after <= before:
-        return wrong("your copy runs no more vector instructions than kernel/: add one")
-    expected = (after - before) * EDIT_CYCLES_PER_REPEAT / roofline.ELEMENTS_PER_REPEAT
-    return close_or_hint(
-        value,
-        expected,
-        "count what you added; one repeat covers 256 bytes of float32",
-        remark=f"{after - before} more instruction(s): {expected:.4g} cycles per element",
-    )
-
-
-#: The ridge exercise: v1's float32 path without tanhx on a 910B3 whose clock is 1.5 GHz.
-_RIDGE_CHIP, _RIDGE_CLOCK = "910B3", 1.5e9
-
-
-def check_v1_ridge(answer: object) -> Verdict:
-    """v1's ridge bandwidth in TB/s (two decimals) on the 910B3 at 1.5 GHz."""
-    value, verdict = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
-    if verdict is not None:
-        return verdict
-    cost = roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False)
-    line = roofline.Roofline.for_chip(_RIDGE_CHIP, clock_hz=_RIDGE_CLOCK)
-    expected = line.ridge_bandwidth(cost) / 1e12
-    return close_or_hint(
-        value,
-        expected,
-        "at the ridge, bytes per element × elements per second of the vector roof",
-        abs_tol=0.006,
-        remark=f"{expected:.2f} TB/s",
+    expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
+    if k == expected:
+        return correct(
+            f"10**{expected} points: a smaller float16 test may well miss the stretch, and "
+            "then the tanhx branch passes it"
+        )
+    return wrong(
+        "expected points in the stretch = (points drawn uniformly) × width / (length of the "
+        "interval); the width follows from float16's T and the float16 ULP of t at x0"
     )

@@ -10,7 +10,7 @@ The golden is ``grad * dmish/dx(x)`` in float64, rounded once to DTYPE. With tan
 forward pass's t = tanh(softplus(x)) rounded to DTYPE is a third input, and the operator
 computes grad * (t + x * sigmoid(x) * (1 - t^2)) from that t: the golden is this function of
 the three inputs, in float64, rounded once (the exact derivative assumes an exact t, which no
-DTYPE input can hold; notebook 09 shows the difference).
+DTYPE input can hold; notebook 10 shows the difference).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 # python3 puts a script's folder on sys.path; this does it too when the file is loaded from
-# elsewhere (notebook 11 takes ``inputs`` from it).
+# elsewhere (notebook 13 takes ``inputs`` from it).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mish_grad_golden as mg
 from mish_grad_golden import inputs

@@ -1,10 +1,10 @@
-"""Notebooks 01 and 11: a checker answers garbage with a wrong verdict, never an exception."""
+"""Notebooks 01 and 13: a checker answers garbage with a wrong verdict, never an exception."""
 
 from __future__ import annotations
 
 import pytest
 
-from mishgrad.book.exercises import nb01, nb11
+from mishgrad.book.exercises import nb01, nb13
 
 
 def _raises(*_: object) -> None:
@@ -16,8 +16,8 @@ CHECKERS = [
     nb01.check_sign_only,
     nb01.check_crossing,
     nb01.check_dmish,
-    nb11.check_resolver,
-    nb11.check_which_resolve,
+    nb13.check_resolver,
+    nb13.check_which_resolve,
 ]
 GARBAGE = ["abc", object(), [1, 2], (1,), 3.5, _raises]
 
