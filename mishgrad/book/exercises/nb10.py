@@ -61,7 +61,7 @@ def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
             return failure
         if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
             return wrong(
-                f"not right for {name}: the allowance is 10 T (|g| + 1e-7); divide by the "
+                f"{name}: the allowance is 10 T (|g| + 1e-7); divide by the "
                 "spacing of the dtype's numbers at |g| (at 0: the smallest subnormal)"
             )
     return correct(

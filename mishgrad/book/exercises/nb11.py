@@ -70,6 +70,6 @@ def check_adversarial_div(function: Callable[..., object] | None) -> Verdict:
             "flushed to zero"
         )
     return wrong(
-        "not right: take the float32 neighbour of the quotient farther from it (the quotient "
-        "itself where it is a float32), with the quotient's sign"
+        "take the float32 neighbour of the quotient farther from it (the quotient itself "
+        "where it is a float32), with the quotient's sign"
     )
