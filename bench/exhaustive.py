@@ -18,7 +18,7 @@ from mishgrad.book import exhaustive_report
 from mishgrad.evaluation import exhaustive_run
 from mishgrad.evaluation.exhaustive_run import SUMMARIES, Plan
 from mishgrad.kernel import twin
-from mishgrad.kernel.source import REPOSITORY
+from mishgrad.paths import REPOSITORY
 
 
 def arguments() -> argparse.Namespace:

@@ -39,7 +39,8 @@ Read it in this order, one short module at a time:
 - :mod:`~mishgrad.aclnn.example`: the same call in C++ (``kernel/examples``), built and run
   against the twin.
 
-May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`,
+:mod:`mishgrad.paths`.
 """
 
 from .backends import BACKENDS, builtin_opapi, load_backend, twin_backend, twin_library

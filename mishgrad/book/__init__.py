@@ -12,5 +12,5 @@
 - :mod:`~mishgrad.book.exercises`: the exercises' checkers, one module per notebook.
 
 May import: :mod:`mishgrad.evaluation`, :mod:`mishgrad.aclnn`, :mod:`mishgrad.kernel`,
-:mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+:mod:`mishgrad.math`, :mod:`mishgrad.citations`, :mod:`mishgrad.paths`.
 """

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from mishgrad.evaluation import exhaustive
 from mishgrad.evaluation.exhaustive_run import Summary
-from mishgrad.kernel.source import REPOSITORY
+from mishgrad.paths import REPOSITORY
 
 from .i18n import translate
 from .report import fmt, table

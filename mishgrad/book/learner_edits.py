@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel.source import REPOSITORY, shown
+from mishgrad.kernel.source import shown
+from mishgrad.paths import REPOSITORY
 
 from .translation_files import english_hash
 

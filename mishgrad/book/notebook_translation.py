@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel.source import REPOSITORY, shown
+from mishgrad.kernel.source import shown
+from mishgrad.paths import REPOSITORY
 
 from . import i18n, output_strings
 from .learner_edits import LearnerEditsError, Rewrite, cell_source, learner_cells, stamp, write

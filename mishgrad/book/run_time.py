@@ -28,7 +28,7 @@ from typing import Final
 
 import nbformat
 
-from mishgrad.kernel.source import REPOSITORY
+from mishgrad.paths import REPOSITORY
 
 from . import i18n
 from .translation_files import english_hash, language_dir

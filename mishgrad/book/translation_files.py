@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel.source import REPOSITORY
+from mishgrad.paths import REPOSITORY
 
 TRANSLATIONS: Final = REPOSITORY / "translations"
 LANGUAGES: Final = ("zh-CN",)

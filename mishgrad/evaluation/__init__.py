@@ -8,5 +8,6 @@
 - :mod:`~mishgrad.evaluation.roofline` and :mod:`~mishgrad.evaluation.throughput`: a roofline
   model of the NPU, and the twin's measured throughput.
 
-May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`,
+:mod:`mishgrad.paths`.
 """

@@ -28,9 +28,9 @@ from typing import Any, Final, TextIO
 import numpy as np
 
 from mishgrad.kernel import twin, twin_build
-from mishgrad.kernel.source import REPOSITORY
 from mishgrad.math import numerics
 from mishgrad.math.dtypes import float32
+from mishgrad.paths import REPOSITORY
 
 from . import exhaustive
 

@@ -18,5 +18,5 @@
   ``kernel/`` as an ops-nn operator directory, its unit tests, and kernels that break the
   hardware's rules on purpose.
 
-May import: :mod:`mishgrad.math`, :mod:`mishgrad.citations`.
+May import: :mod:`mishgrad.math`, :mod:`mishgrad.citations`, :mod:`mishgrad.paths`.
 """

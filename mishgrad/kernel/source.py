@@ -19,13 +19,13 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 
+from mishgrad.paths import REPOSITORY
+
 from .messages import translate
 
 if TYPE_CHECKING:
     from IPython.lib.pretty import PrettyPrinter
 
-#: The repository the package is installed from (editable, so it is found above the package).
-REPOSITORY: Final = Path(__file__).resolve().parents[2]
 #: The repository's ``kernel/`` folder: the operator's sources.
 KERNEL_DIR: Final = REPOSITORY / "kernel"
 

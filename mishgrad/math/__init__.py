@@ -10,5 +10,5 @@
   :mod:`~mishgrad.math.samples`, :mod:`~mishgrad.math.near_root`: the float formats, their
   overflow points, the inputs the book measures on, the inputs around the root of d.
 
-May import: :mod:`mishgrad.citations`.
+May import: :mod:`mishgrad.citations`, :mod:`mishgrad.paths`.
 """

@@ -1,0 +1,13 @@
+"""Where the repository is: the one place every layer finds the files beside the package.
+
+The package is installed editable from the repository, so its root is found above the
+package. Nothing here imports anything of mishgrad: it is the ground floor, below every layer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+#: The repository the package is installed from (editable, so it is found above the package).
+REPOSITORY: Final = Path(__file__).resolve().parents[1]
