@@ -7,13 +7,11 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pytest
 from matplotlib.text import Text
 
 from mishgrad.book import diagrams, language, number_diagrams
 from mishgrad.kernel import tiling
-from mishgrad.math import numerics
 
 
 def texts(figure) -> str:
@@ -111,33 +109,12 @@ def test_core_tiles_follow_the_plan():
     assert number_diagrams.core_tiles(plan, 3)[-1] == plan.lastTailLength
 
 
-def test_root_cancellation_shows_terms_sum_and_window():
-    figure = number_diagrams.root_cancellation()
-    left, right = figure.axes
-    labels = [line.get_label() for line in left.get_lines()]
-    assert {"t = tanh(softplus(x))", "p = x s (1 − t²)", "d = t + p"} <= set(labels)
-    x0 = float(numerics.root_expansion().high)
-    half = float(numerics.ROOT_HALF_WIDTH)
-    for ax in (left, right):
-        (window,) = [p for p in ax.patches if p.get_label().startswith("root window")]
-        x_lo, x_hi = window.get_x(), window.get_x() + window.get_width()
-        assert np.isclose(x_lo, x0 - half) and np.isclose(x_hi, x0 + half)
-    # d = t + p crosses zero at x0, where t and p are each about 0.26.
-    (d_line,) = [line for line in left.get_lines() if line.get_label() == "d = t + p"]
-    x, d = d_line.get_data()
-    crossing = x[np.flatnonzero(np.diff(np.sign(d)))[0]]
-    assert abs(crossing - x0) < 1e-3
-    t, p = number_diagrams.t_and_p(np.array([x0]))
-    assert 0.2 < t[0] < 0.3 and abs(t[0] + p[0]) < 1e-6
-
-
 @pytest.mark.parametrize(
     "draw",
     [
         diagrams.vector_core_data_path,
         diagrams.aclnn_sequence,
         number_diagrams.tiling_split,
-        number_diagrams.root_cancellation,
     ],
 )
 def test_diagram_labels_are_chinese_in_the_chinese_edition(draw):

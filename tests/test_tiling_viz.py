@@ -135,14 +135,6 @@ def test_core_split_skips_boundaries_of_very_many_tiles():
     assert not [c for c in ax.collections if isinstance(c, LineCollection)]
 
 
-def test_core_splits_one_panel_per_plan_and_a_figure_legend():
-    figure = tiling_viz.core_splits(PLANS, ncols=3)
-    visible = [ax for ax in figure.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in visible] == list(PLANS)
-    assert all(ax.get_legend() is None for ax in visible)
-    assert len(figure.legends) == 1
-
-
 # -- the explorer ----------------------------------------------------------------------------
 
 

@@ -243,39 +243,6 @@ def test_buffer_name():
     assert buffers[0].slot_bytes == 64 and buffers[0].end == 128
 
 
-def test_ub_segments_cover_the_ub(run32):
-    buffers = ub_layout.ub_map(run32.trace, 4, False)
-    segments = ub_layout.ub_segments(buffers, A2)
-    cover = [s for s in segments if s.kind not in ("Select scratch", "reserved")]
-    assert cover[0].offset == 0 and cover[-1].end == A2.ub_bytes
-    assert all(a.end == b.offset for a, b in pairwise(cover))
-    free = sum(s.bytes for s in cover if s.kind == "free")
-    assert free == A2.ub_bytes - buffers[-1].end
-    scratch = next(s for s in segments if s.kind == "Select scratch")
-    assert (scratch.offset, scratch.end) == (A2.select_scratch_begin, A2.ub_bytes)
-    reserved = next(s for s in segments if s.kind == "reserved")
-    assert reserved.bytes == platforms.UB_RESERVED_BYTES
-    queues = [s for s in cover if s.kind == "queue"]
-    assert queues and all(s.copies == tiling.BUFFER_NUM for s in queues)
-    # gaps between buffers become free segments too
-    gapped = ub_layout.ub_segments([ub_layout.UbBuffer("temp 0", 64, 32, 1)], A2)
-    assert [(s.kind, s.offset) for s in gapped[:3]] == [("free", 0), ("temp", 64), ("free", 96)]
-
-
-def test_ub_figure(runs):
-    maps = {
-        f"{d}, {t}": ub_layout.ub_segments(
-            ub_layout.ub_map(r.trace, np.dtype(numerics.as_dtype(d)).itemsize, t), A2
-        )
-        for (d, t), r in runs.items()
-    }
-    figure = ub_layout.ub_figure(maps, A2, title="UB")
-    ax = figure.axes[0]
-    assert ax.get_xlabel() == "UB offset (KiB)"
-    assert [t.get_text() for t in ax.get_yticklabels()] == list(maps)[::-1]
-    assert ax.get_legend() is not None
-
-
 # ---------------------------------------------------------------------------------------
 # The tile table
 # ---------------------------------------------------------------------------------------
@@ -378,24 +345,6 @@ def test_double_buffering_never_hurts(runs):
         one = pipeline.makespan(pipeline.schedule(work, model, buffers=1))
         two = pipeline.makespan(pipeline.schedule(work, model, buffers=2))
         assert two <= one <= pipeline.serial_cycles(work, model) + 1e-9
-
-
-def test_gantt():
-    work, model = _uniform(3)
-    spans = pipeline.schedule(work, model)
-    figure = pipeline.gantt(spans, title="pipeline", clock_hz=1e6)
-    ax = figure.axes[0]
-    assert ax.get_title() == "pipeline"
-    assert ax.get_xlabel() == "model time (µs)"
-    assert len(ax.patches) == len(spans)
-    assert [t.get_text() for t in ax.get_yticklabels()] == [
-        "MTE3 (CopyOut)",
-        "Vector (Compute)",
-        "MTE2 (CopyIn)",
-    ]
-    _, ax2 = plt.subplots()
-    assert pipeline.gantt(spans, buffers=1, ax=ax2) is ax2.get_figure()
-    assert ax2.get_xlabel() == "model cycles"
 
 
 # ---------------------------------------------------------------------------------------

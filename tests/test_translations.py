@@ -166,7 +166,7 @@ def test_a_new_cell_is_untranslated_and_a_deleted_one_is_reported(tmp_path: Path
 def test_a_new_string_in_code_is_untranslated(tmp_path: Path) -> None:
     def edit(notebook: dict) -> dict:
         cell = next(c for c in notebook["cells"] if c["cell_type"] == "code")
-        cell["source"] = "".join(cell["source"]) + '\nsay(f"A sentence nobody translated: {1}")'
+        cell["source"] = "".join(cell["source"]) + '\nwrong(f"A sentence nobody translated: {1}")'
         return cell
 
     copy, _ = _edited_copy(tmp_path, ENGLISH[0], edit)
@@ -222,11 +222,11 @@ def test_a_link_out_of_the_notebooks_folder_gains_one_level() -> None:
 
 def test_templates_are_found_in_code() -> None:
     source = (
-        "say(f\"{n} tiles of {L:.2f} {'agree' if ok else 'differ'}\")\n"
+        "wrong(f\"{n} tiles of {L:.2f} {'agree' if ok else 'differ'}\")\n"
         'table(rows, ["case", f"{dtype} bytes"])\n'
         'ax.set_title("a title {braces}")\n'
         'ax.plot(x, y, label=f"ours {x}")\n'
-        'say(f"{value}")\n'
+        'wrong(f"{value}")\n'
     )
     assert output_strings.templates_in_source(source) == [
         "{0} tiles of {1} {2}",

@@ -5,14 +5,14 @@
 - :func:`aclnn_sequence`: the two-phase aclnn call as a sequence diagram with lifelines
   (notebook 08).
 
-Diagrams computed from the book's numbers (the tiling split, the root's cancellation) are in
+The diagram computed from the book's numbers (the tiling split) is in
 :mod:`mishgrad.book.number_diagrams`.
 
 Every word on a diagram passes through :func:`mishgrad.book.i18n.translate` when it is drawn, so
 the Chinese notebooks show Chinese diagrams (their entries are in
 ``translations/zh-CN/mishgrad.md``); the font comes from :mod:`mishgrad.book.notebook_display`.
-Like :mod:`mishgrad.book.viz`, each function creates its figure through pyplot and returns it
-without showing it; the notebook cell ends with ``plt.show()``.
+Each function creates its figure through pyplot and returns it without showing it; the
+notebook cell ends with ``plt.show()``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The Chinese notebooks run the English notebooks' code cells unchanged. Their first code cell
 calls ``language.use("zh-CN")`` (:mod:`mishgrad.book.language`); from then on
-:func:`mishgrad.book.report.say`, :func:`~mishgrad.book.report.table`, the exercise verdicts,
+:func:`mishgrad.book.report.table`, the exercise verdicts,
 the messages the kernel and aclnn layers compose for a learner (errors, progress lines, the
 titles of source listings: :mod:`mishgrad.kernel.messages`) and every figure shown in the
 notebook pass their text through :func:`translate`, which looks it up in the ``text:`` entries

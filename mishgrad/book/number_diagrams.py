@@ -1,13 +1,10 @@
-"""Diagrams drawn from the book's numbers: a real tiling plan, and the terms cancelling at x0.
+"""A diagram drawn from the book's numbers: a real tiling plan (notebook 04).
 
-- :func:`tiling_split`: n elements → 256-byte units → big, small and last cores → each core's
-  tiles and tail, every number taken from a real :class:`mishgrad.kernel.tiling.TilingPlan`
-  (notebook 04);
-- :func:`root_cancellation`: the two terms t and p of ``d = t + p`` near the zero x0 of d,
-  their sum crossing zero, and the kernel's root window (notebook 03).
+:func:`tiling_split`: n elements → 256-byte units → big, small and last cores → each core's
+tiles and tail, every number taken from a real :class:`mishgrad.kernel.tiling.TilingPlan`.
 
 As in :mod:`mishgrad.book.diagrams`, every word passes through
-:func:`mishgrad.book.i18n.translate`, and each function returns its figure without showing it.
+:func:`mishgrad.book.i18n.translate`, and the function returns its figure without showing it.
 """
 
 from __future__ import annotations
@@ -15,12 +12,10 @@ from __future__ import annotations
 from typing import Final
 
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mishgrad.kernel import tiling
-from mishgrad.math import numerics
 
 from .i18n import translate
 
@@ -177,69 +172,3 @@ def tiling_split(plan: tiling.TilingPlan | None = None, dtype_size: int = 4) -> 
 # --------------------------------------------------------------------------------------
 # 4. t and p cancel at the zero of d
 # --------------------------------------------------------------------------------------
-
-
-def t_and_p(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two terms of ``d = t + p`` in float64: ``t = tanh(softplus(x))``, ``p = x s (1 - t²)``.
-
-    ``s`` is the sigmoid of ``x``.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    t = np.tanh(np.logaddexp(0.0, x))
-    s = 1.0 / (1.0 + np.exp(-x))
-    return t, x * s * (1.0 - t * t)
-
-
-def root_cancellation(span: float = 0.6) -> Figure:
-    """Draw t, p and their sum d near the zero x0 of d, with the kernel's root window shaded.
-
-    Left: t, p and d = t + p on ``x0 ± span``; d crosses zero at x0, where t and p, each
-    about 0.25, cancel. Right: the same three as magnitudes on a log scale inside the window
-    ``|x - x0| < numerics.ROOT_HALF_WIDTH`` and a little beyond: |t| and |p| stay near 0.25
-    while |d| falls towards 0.
-
-    Parameters
-    ----------
-    span
-        Half-width of the left panel's x range.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Two axes; the window is an ``axvspan`` labelled in each.
-
-    """
-    x0 = float(numerics.root_expansion().high)
-    half = float(numerics.ROOT_HALF_WIDTH)
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10.0, 3.8))
-    window = translate(f"root window |x − x₀| < {half:g}")
-    x = np.linspace(x0 - span, x0 + span, 1201)
-    t, p = t_and_p(x)
-    left.plot(x, t, color="tab:blue", label=translate("t = tanh(softplus(x))"))
-    left.plot(x, p, color="tab:orange", label=translate("p = x s (1 − t²)"))
-    left.plot(x, t + p, color="black", lw=2.0, label=translate("d = t + p"))
-    left.axhline(0.0, color="0.4", lw=0.8)
-    for ax in (left, right):
-        ax.axvspan(x0 - half, x0 + half, color="tab:red", alpha=0.15, lw=0, label=window)
-        ax.axvline(x0, color="0.3", lw=0.8, ls=":")
-    left.annotate(
-        translate(f"x₀ ≈ {x0:.5f}: d = 0"),
-        xy=(x0, 0.0),
-        xytext=(x0 + 0.4 * span, -0.1),
-        fontsize=8,
-        arrowprops={"arrowstyle": "->", "color": "0.3"},
-    )
-    left.set_xlabel("x")
-    left.set_title(translate("two terms of opposite sign, and their sum"), fontsize=9)
-    left.legend(fontsize=7.5, loc="upper left")
-    near = np.linspace(x0 - 1.5 * half, x0 + 1.5 * half, 2001)
-    t, p = t_and_p(near)
-    right.semilogy(near, np.abs(t), color="tab:blue", label="|t|")
-    right.semilogy(near, np.abs(p), color="tab:orange", label="|p|")
-    right.semilogy(near, np.abs(t + p), color="black", lw=2.0, label="|d| = |t + p|")
-    right.set_ylim(1e-4, 1.0)
-    right.set_xlabel("x")
-    right.set_title(translate("inside the window: |d| is far below |t| and |p|"), fontsize=9)
-    right.legend(fontsize=7.5, loc="lower right")
-    figure.tight_layout()
-    return figure

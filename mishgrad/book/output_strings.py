@@ -3,7 +3,7 @@
 The Chinese notebooks keep the English code, so their outputs are localized where they are
 shown (:mod:`mishgrad.book.i18n`). What needs an entry in ``translations/zh-CN`` is found here by
 reading the syntax tree of each notebook code cell and helper module: the text arguments of
-the calls that put words on screen — ``say``, ``table``'s headers, figure titles, axis labels,
+the calls that put words on screen — ``table``'s headers, figure titles, axis labels,
 legend labels and annotations, the exercise verdicts (``wrong``, ``wrong_kind``, ``correct``,
 hints, usage messages), the messages of the errors a learner debugs with (``KernelError``,
 ``TwinBuildError``, which translate their own message), the descriptions of notebook 07's
@@ -28,7 +28,6 @@ from typing import Final
 #: Calls whose first argument is text: method or function name.
 FIRST_ARGUMENT: Final = frozenset(
     {
-        "say",
         "set_title",
         "set_xlabel",
         "set_ylabel",

@@ -3,7 +3,7 @@
 Notebooks state numbers only through these, so every figure in the prose is computed.
 Output is deterministic text (no addresses, no timings) and therefore safe for nbval. Text is
 shown in the notebook's language (:mod:`mishgrad.book.i18n`): the Chinese notebooks run the same
-``say(f"...")`` and ``table(...)`` calls and read Chinese.
+``table(...)`` calls and read Chinese.
 """
 
 from __future__ import annotations
@@ -45,8 +45,3 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], digits: int 
         "| " + " | ".join(translate(fmt(cell, digits)) for cell in row) + " |" for row in rows
     ]
     return Markdown("\n".join(lines))
-
-
-def say(text: str) -> Markdown:
-    """Render a computed sentence (an f-string) as Markdown, in the notebook's language."""
-    return Markdown(translate(text))

@@ -4,22 +4,21 @@ Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-de
 
 - :func:`budget_bars` stacks the kernel's UB buffers per dtype and branch against the
   platform's UB, its reserved bytes and Select's scratch area;
-- :func:`core_split` / :func:`core_splits` draw each vector core's slice as a bar cut into
-  tiles, with the tail tile marked;
+- :func:`core_split` draws each vector core's slice as a bar cut into tiles, with the tail
+  tile marked;
 - :func:`plan_table` summarises a plan by kind of core (big, small, last);
 - :func:`split_explorer` is an ipywidgets panel (length, dtype, tanhx, platform) that redraws
-  the split; its output goes into widget state only, so a notebook stays deterministic;
-- :func:`source_block` returns a numbered excerpt of a kernel source file, read at run time.
+  the split; its output goes into widget state only, so a notebook stays deterministic.
 
-Like :mod:`mishgrad.book.viz`, figure functions create their figure, draw, and return it without
-showing it; the notebook cell ends with ``plt.show()``.
+Figure functions create their figure, draw, and return it without showing it; the notebook
+cell ends with ``plt.show()``.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -244,22 +243,6 @@ def core_split(
             fontsize=8,
         )
     ax.set_title(title or f"n = {plan.totalLength}: {plan.blockDim} cores, tile {tile}", fontsize=9)
-    return figure
-
-
-def core_splits(plans: Mapping[str, tiling.TilingPlan], *, ncols: int = 3) -> Figure:
-    """One :func:`core_split` panel per plan, titled by the mapping's keys, one legend."""
-    nrows = -(-len(plans) // ncols)
-    figure = plt.figure(figsize=(4.0 * ncols, 3.2 * nrows + 0.7))
-    axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, (name, plan) in zip(axes, plans.items(), strict=False):
-        core_split(plan, ax=ax, title=name, legend=False)
-    for ax in axes[len(plans) :]:
-        ax.set_visible(False)
-    figure.legend(
-        handles=_legend_handles(list(CORE_COLORS)), loc="lower center", ncols=4, fontsize=9
-    )
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
     return figure
 
 

@@ -3,21 +3,16 @@
 The twin runs every call one after another; on the NPU, copy-in (MTE2), vector (V) and
 copy-out (MTE3) instructions go to separate queues that run in parallel, synchronized by the
 queues' EnQue/DeQue/Alloc/Free. :func:`tile_work` reads what each tile asks of each engine
-from the trace, :func:`schedule` derives a timeline from it with the cost parameters of
-:class:`PipelineModel`, and :func:`gantt` draws it. It is a model, not a measurement.
+from the trace, and :func:`schedule` derives a timeline from it with the cost parameters of
+:class:`PipelineModel`. It is a model, not a measurement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
 
 from . import tiling
 from .trace import (
@@ -209,62 +204,3 @@ def busy_cycles(spans: Iterable[Span]) -> dict[str, float]:
 def serial_cycles(work: Sequence[TileWork], model: PipelineModel) -> float:
     """Cycles if nothing overlapped: the sum of every stage of every tile."""
     return sum(sum(stage_cycles(item, model).values()) for item in work)
-
-
-#: Colours of the two buffers of a double-buffered queue in the timeline.
-BUFFER_COLORS: Final = ("tab:blue", "tab:orange", "tab:green", "tab:red")
-
-
-def gantt(
-    spans: Sequence[Span],
-    *,
-    buffers: int = 2,
-    ax: Axes | None = None,
-    title: str = "",
-    clock_hz: float | None = None,
-) -> Figure:
-    """Draw a schedule as a Gantt chart: one lane per engine, bars coloured by buffer.
-
-    Parameters
-    ----------
-    spans
-        From :func:`schedule`.
-    buffers
-        Buffers per queue (bars of tile i use colour ``i % buffers``).
-    ax
-        Draw into this axes; default: a new figure.
-    title
-        Axes title.
-    clock_hz
-        If given, the x axis is in microseconds at this clock; otherwise in cycles.
-
-    """
-    if ax is None:
-        figure = plt.figure(figsize=(9.0, 2.6))
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
-    scale = 1e6 / clock_hz if clock_hz else 1.0
-    lanes = list(ENGINES.values())
-    for span in spans:
-        y = len(lanes) - 1 - lanes.index(span.engine)
-        width = (span.end - span.start) * scale
-        ax.barh(
-            y,
-            width,
-            left=span.start * scale,
-            height=0.6,
-            color=BUFFER_COLORS[span.tile % buffers % len(BUFFER_COLORS)],
-            edgecolor="black",
-            linewidth=0.6,
-        )
-        ax.text(
-            span.start * scale + width / 2, y, str(span.tile), ha="center", va="center", fontsize=8
-        )
-    ax.set_yticks(range(len(lanes)), [f"{e} ({s})" for s, e in ENGINES.items()][::-1])
-    ax.set_xlabel("model time (µs)" if clock_hz else "model cycles")
-    ax.grid(axis="y", visible=False)
-    handles = [Patch(color=BUFFER_COLORS[b], label=f"buffer {b}") for b in range(min(buffers, 4))]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    ax.set_title(title)
-    return figure

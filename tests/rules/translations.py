@@ -191,13 +191,13 @@ def _append(cell: dict, line: str) -> None:
 def _author_edit(nb: dict) -> None:
     """An English edit: a sentence added to a markdown cell, a new string its code shows."""
     _append(next(c for c in nb["cells"] if c["cell_type"] == "markdown"), "One more sentence.")
-    _append(code_cells(nb["cells"])[0], 'say(f"A sentence nobody translated: {1}")')
+    _append(code_cells(nb["cells"])[0], 'wrong(f"A sentence nobody translated: {1}")')
 
 
 def _new_module_string(tmp: Path) -> list[str]:
     """A sentence a helper says, and a KernelError a kernel helper raises, both untranslated."""
     planted = (
-        'say(f"A helper sentence nobody translated: {n}")\n'
+        'wrong(f"A helper sentence nobody translated: {n}")\n'
         'raise KernelError(f"A kernel message nobody translated: {core}")\n'
     )
     planted_file(tmp, "mishgrad/helper.py", planted)
