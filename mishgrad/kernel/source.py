@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -22,9 +22,6 @@ from pygments.styles import get_style_by_name
 from mishgrad.paths import REPOSITORY
 
 from .messages import translate
-
-if TYPE_CHECKING:
-    from IPython.lib.pretty import PrettyPrinter
 
 #: The repository's ``kernel/`` folder: the operator's sources.
 KERNEL_DIR: Final = REPOSITORY / "kernel"
@@ -120,6 +117,12 @@ _FORMATTER: Final = HtmlFormatter(
 )
 
 
+class _Printer(Protocol):
+    """What IPython's pretty printer offers ``_repr_pretty_`` (the kernel never imports IPython)."""
+
+    def text(self, obj: str) -> None: ...
+
+
 @dataclass(frozen=True)
 class SourceListing:
     """Source text to display, optionally headed by a title comment.
@@ -165,7 +168,7 @@ class SourceListing:
     def _repr_markdown_(self) -> str:
         return self.markdown()
 
-    def _repr_pretty_(self, printer: PrettyPrinter, cycle: bool) -> None:
+    def _repr_pretty_(self, printer: _Printer, cycle: bool) -> None:
         printer.text(self.source())
 
 
