@@ -23,7 +23,7 @@ FORMATTED := mishgrad tests bench docs tools kernel/tests
 # FORCE=1: `make notebooks` regenerates a Chinese notebook even where its code or text is not
 # what the generator wrote (typed in by a learner), after a backup to build/backup/.
 FORCE ?=
-TRANSLATE := $(BIN)/python -m mishgrad.book.notebook_translation build$(if $(filter 1,$(FORCE)), --force,)
+TRANSLATE := $(BIN)/python -m tools.production.notebook_translation build$(if $(filter 1,$(FORCE)), --force,)
 
 .PHONY: help venv lab test check lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
@@ -120,9 +120,9 @@ check: lint fonts
 		--stale-translations=warn $(TEST_WORKERS)
 
 # The Chinese notebooks are generated from the English ones and translations/zh-CN
-# (mishgrad/book/notebook_translation.py), then executed like them.
+# (tools/production/notebook_translation.py), then executed like them.
 translations: $(STAMP)
-	$(BIN)/python -m mishgrad.book.notebook_translation check
+	$(BIN)/python -m tools.production.notebook_translation check
 
 # The notebooks run with the learner's scratch root (build/scratch), the path their stored
 # outputs show; they reset only a copy of their own (06-demo), never NN.
@@ -141,7 +141,7 @@ bench: $(STAMP)
 # statement of the book (notebook openings, translations, READMEs) rewritten from the result.
 notebook-times: $(STAMP) fonts
 	$(BIN)/python bench/notebook_times.py
-	$(BIN)/python -m mishgrad.book.run_time --write
+	$(BIN)/python -m tools.production.run_time --write
 	$(TRANSLATE)
 
 # Every float32 input through the kernel on the twin under each numerics model, against the

@@ -21,7 +21,7 @@ import pytest
 from nbval.plugin import get_sanitize_patterns
 
 from mishgrad.aclnn.provenance import STAMP_VERSION, KernelReport, Stamp
-from mishgrad.book import i18n, language, output_strings, report
+from mishgrad.book import i18n, language, report
 from mishgrad.kernel import (
     compile_units,
     isolation,
@@ -35,6 +35,7 @@ from mishgrad.kernel import (
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.kernel.shared_tensors import GUARD_BYTES, shared_tensors
 from mishgrad.kernel.twin_abi import PROGRESS_DTYPE
+from tools.production import output_strings
 
 A2 = platforms.platform("910B2")
 REPOSITORY = Path(__file__).parents[1]

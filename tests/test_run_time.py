@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mishgrad.book import run_time
+from tools.production import run_time as statements
 
 STEM = "01_mish_and_its_gradient"
 
@@ -26,10 +27,10 @@ def test_durations_are_rounded_without_false_precision():
 
 def test_a_paragraph_is_replaced_up_to_the_blank_line():
     text = "# Title\n\n**Run time**: old,\nwrapped.\n\nNext paragraph."
-    new = run_time._replace_paragraph(text, "**Run time**", "**Run time**: new.")
+    new = statements._replace_paragraph(text, "**Run time**", "**Run time**: new.")
     assert new == "# Title\n\n**Run time**: new.\n\nNext paragraph."
     with pytest.raises(ValueError, match="no paragraph"):
-        run_time._replace_paragraph("nothing here", "**Run time**", "x")
+        statements._replace_paragraph("nothing here", "**Run time**", "x")
 
 
 def test_the_report_prints_this_run_beside_the_measurement(capsys):

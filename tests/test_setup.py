@@ -107,4 +107,4 @@ def test_make_notebooks_passes_force_to_the_generator(
     tmp_path: Path, variables: tuple[str, ...], command: str
 ) -> None:
     result = _make(_stand_in_repository(tmp_path), "-n", "notebooks", *variables)
-    assert f"-m mishgrad.book.notebook_translation {command}" in result.stdout, result.stdout
+    assert f"-m tools.production.notebook_translation {command}" in result.stdout, result.stdout

@@ -1,7 +1,7 @@
 """How the Chinese edition is made and shown: drift named, templates found, helpers in Chinese.
 
-The code that keeps the Chinese edition in step with the English (notebook_translation,
-translation_files, output_strings in mishgrad.book) names an edited English cell, an
+The code that keeps the Chinese edition in step with the English (tools/production, and
+mishgrad.book.translation_files, which reads the translations) names an edited English cell, an
 untranslated string, a translation that lost a link, and leaves what a learner typed into a
 Chinese notebook alone (or backs it up first); the helpers show their words, figures and
 listings in the chosen language. That the repository's translations are complete and current
@@ -22,19 +22,12 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from mishgrad.book import (
-    i18n,
-    language,
-    learner_edits,
-    notebook_display,
-    notebook_translation,
-    output_strings,
-    report,
-    translation_files,
-)
+from mishgrad.book import i18n, language, notebook_display, report
 from mishgrad.book.exercises import UNANSWERED, wrong
-from mishgrad.book.translation_files import english_hash, parse
+from mishgrad.book.translation_files import parse
 from mishgrad.kernel import scratch, source
+from tools.production import learner_edits, notebook_translation, output_strings
+from tools.production.translation_entries import english_hash, join_cjk_lines, rebased
 
 LANGUAGE = "zh-CN"
 ENGLISH = notebook_translation.english_notebooks()
@@ -203,15 +196,13 @@ def test_the_translation_file_format_rejects_mistakes(tmp_path: Path) -> None:
 
 def test_cjk_line_breaks_are_joined_outside_code() -> None:
     text = "第一行\n第二行，a\nb 中\n```\n代码\n代码\n```"
-    assert (
-        notebook_translation.join_cjk_lines(text) == "第一行第二行，a\nb 中\n```\n代码\n代码\n```"
-    )
+    assert join_cjk_lines(text) == "第一行第二行，a\nb 中\n```\n代码\n代码\n```"
 
 
 def test_a_link_out_of_the_notebooks_folder_gains_one_level() -> None:
     # Written as from the English notebook; the Chinese one sits in notebooks/zh-CN/.
     text = "[术语表](../docs/glossary.md)、[02](02_floats_ulps_and_overflow.ipynb)、[站点](https://a/../b)"
-    assert translation_files.rebased(text) == (
+    assert rebased(text) == (
         "[术语表](../../docs/glossary.md)、[02](02_floats_ulps_and_overflow.ipynb)、"
         "[站点](https://a/../b)"
     )

@@ -1,15 +1,16 @@
 """What only the notebooks need: how results are shown, in which language, and the exercises.
 
-- :mod:`~mishgrad.book.report` (sentences and tables), :mod:`~mishgrad.book.viz`,
-  :mod:`~mishgrad.book.tiling_viz`, :mod:`~mishgrad.book.acl_viz` (figures),
+- :mod:`~mishgrad.book.report` (tables and numbers), :mod:`~mishgrad.book.tiling_viz`,
+  :mod:`~mishgrad.book.diagrams`, :mod:`~mishgrad.book.number_diagrams` (figures),
   :mod:`~mishgrad.book.exhaustive_report` (the tables of ``make exhaustive``) and
   :mod:`~mishgrad.book.notebook_display` (display settings, the figures' fonts and language);
 - :mod:`~mishgrad.book.language` switches a notebook's language, :mod:`~mishgrad.book.i18n`
-  translates the helpers' text; :mod:`~mishgrad.book.notebook_translation`,
-  :mod:`~mishgrad.book.translation_files` and :mod:`~mishgrad.book.output_strings` generate
-  and check the Chinese edition, :mod:`~mishgrad.book.learner_edits` keeps what a learner
-  typed into it from being overwritten;
+  translates the helpers' text from the files :mod:`~mishgrad.book.translation_files` reads;
+  :mod:`~mishgrad.book.run_time` prints a run's time beside the book's measurement;
 - :mod:`~mishgrad.book.exercises`: the exercises' checkers, one module per notebook.
+
+What makes the book rather than what a notebook runs (the Chinese notebooks' generator, the
+run-time statements' writer) is ``tools/production``.
 
 May import: :mod:`mishgrad.evaluation`, :mod:`mishgrad.aclnn`, :mod:`mishgrad.kernel`,
 :mod:`mishgrad.math`, :mod:`mishgrad.citations`, :mod:`mishgrad.paths`.

@@ -26,10 +26,10 @@ from typing import Final
 
 from mishgrad.kernel.messages import Ambiguous
 
-from .output_strings import worth_translating
 from .translation_files import LANGUAGES, language_dir, parse
 
 ENGLISH: Final = "en"
+_WORD: Final = re.compile(r"[A-Za-z]{2,}")
 #: The separator after a label ("wrong: ..."), where a language has its own: Chinese writes
 #: the full-width colon, with no space after it.
 _COLONS: Final = {"zh-CN": "："}
@@ -67,6 +67,11 @@ class Template:
     pattern: re.Pattern[str]
     fields: int
     translation: str
+
+
+def worth_translating(template: str) -> bool:
+    """A template with a word of two or more letters outside its fields."""
+    return bool(_WORD.search(re.sub(r"\{\d+\}", "", template)))
 
 
 def fields_of(template: str) -> list[str]:

@@ -1,4 +1,4 @@
-r"""The translation files in ``translations/<language>/``.
+r"""The translation files in ``translations/<language>/``, read (:func:`parse`).
 
 One file per English notebook, plus one (``mishgrad.md``) for the strings the helper modules
 print. A file is Markdown, so it reads and diffs like prose. Each entry starts with a marker line
@@ -17,15 +17,13 @@ print. A file is Markdown, so it reads and diffs like prose. Each entry starts w
     string the code computes rather than writes (a word in a table cell, a field's value): it
     then matches that whole string.
 
-A cell's translation keeps the English cell's links as they are, a link out of ``notebooks/``
-(``../docs/glossary.md``) included; the translated notebook, one folder deeper, gets it with one
-more ``../`` (:func:`rebased`), and lines broken between two Chinese characters joined
-(:func:`join_cjk_lines`).
+The notebooks read the text entries (:mod:`mishgrad.book.i18n`); the Chinese notebooks are
+made from the cell entries by ``tools/production/notebook_translation.py``, which also writes
+entries (``tools/production/translation_entries.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,11 +37,6 @@ LANGUAGES: Final = ("zh-CN",)
 _MARKER: Final = re.compile(
     r"^<!-- (?:cell (?P<cell>[0-9A-Za-z_-]+) en=(?P<hash>[0-9a-f]{12})|text: (?P<text>.*)) -->$"
 )
-
-
-def english_hash(source: str) -> str:
-    """The first 12 hex digits of the SHA-256 of an English cell's source."""
-    return hashlib.sha256(source.encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -64,13 +57,8 @@ class TranslationFile:
     texts: dict[str, str]  # English template -> translated template
 
 
-def escape_template(template: str) -> str:
-    r"""A template as written on a marker line: one line, newlines as ``\n``."""
-    return template.replace("\\", "\\\\").replace("\n", "\\n")
-
-
 def unescape_template(written: str) -> str:
-    """Undo :func:`escape_template`."""
+    r"""A template as written on a marker line (newlines as ``\n``), read back."""
     return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), written)
 
 
@@ -112,46 +100,8 @@ def parse(path: Path) -> TranslationFile:
     return TranslationFile(path, cells, texts)
 
 
-def cell_entry(cell_id: str, source: str, text: str) -> str:
-    """One cell entry in the file format (marker line, translation, blank line)."""
-    return f"<!-- cell {cell_id} en={english_hash(source)} -->\n{text.strip()}\n\n"
-
-
-def text_entry(template: str, text: str) -> str:
-    """One text entry in the file format."""
-    return f"<!-- text: {escape_template(template)} -->\n{text.strip()}\n\n"
-
-
 def language_dir(language: str) -> Path:
     """``translations/<language>``, for a supported language."""
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {language!r}")
     return TRANSLATIONS / language
-
-
-# A line break between two Chinese characters renders as a stray space: join such lines.
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
-_CJK_BREAK: Final = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
-_FENCE: Final = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
-
-
-def join_cjk_lines(text: str) -> str:
-    """Join lines broken between two CJK characters, outside fenced code blocks."""
-    pieces, end = [], 0
-    for fence in _FENCE.finditer(text):
-        pieces += [_CJK_BREAK.sub("", text[end : fence.start()]), fence.group(0)]
-        end = fence.end()
-    return "".join([*pieces, _CJK_BREAK.sub("", text[end:])])
-
-
-#: A relative link out of the notebooks' folder, such as ``](../docs/glossary.md)``.
-_LEAVING_LINK: Final = re.compile(r"\]\((\.\./[^)\s]*)\)")
-
-
-def rebased(text: str) -> str:
-    """``text`` with each link out of ``notebooks/`` made relative to ``notebooks/<language>/``.
-
-    A translation writes its links as the English notebook does, so that the translation
-    checker can hold them to the English ones; the translated notebook sits one folder deeper.
-    """
-    return _LEAVING_LINK.sub(r"](../\1)", text)

@@ -1,8 +1,8 @@
 """Every run-time statement of the book is the measured figure (mishgrad.book.run_time).
 
 Each notebook's opening, its translation's and both READMEs state what
-``bench/results/notebook_times.json`` measured, as :func:`run_time.opening` and
-:func:`run_time.readme_line` write it; the Chinese statements are Chinese; and each lesson
+``bench/results/notebook_times.json`` measured, as :func:`statements.opening` and
+:func:`statements.readme_line` write it; the Chinese statements are Chinese; and each lesson
 ends with the cell that times the learner's run beside the measurement.
 """
 
@@ -16,7 +16,6 @@ from pathlib import Path
 from census_tool import cell_census
 
 from mishgrad.book import run_time
-from mishgrad.book.notebook_translation import join_cjk_lines
 from mishgrad.book.translation_files import language_dir, parse
 from rules.shared import (
     LANGUAGE,
@@ -30,6 +29,8 @@ from rules.shared import (
     text,
     where,
 )
+from tools.production import run_time as statements
+from tools.production.translation_entries import join_cjk_lines
 
 #: What a Chinese statement may keep in Latin letters: code, bold marks, figures, CPU, notebook.
 #: (Stricter than mishgrad.book.output_strings' English detector, which needs three words in a
@@ -48,10 +49,14 @@ def flat(text: str) -> str:
 def english_statements(times: run_time.RunTimes) -> Stated:
     """Each English notebook's opening and README.md, with the statements they must make."""
     stated = [
-        (where(path), run_time.opening(path.stem, times=times), source(notebook(path)["cells"][0]))
+        (
+            where(path),
+            statements.opening(path.stem, times=times),
+            source(notebook(path)["cells"][0]),
+        )
         for path in english_notebooks()
     ]
-    readme = run_time.readme_line(times=times)
+    readme = statements.readme_line(times=times)
     return [*stated, ("README.md", readme, text(ROOT / "README.md"))]
 
 
@@ -61,9 +66,9 @@ def chinese_statements(times: run_time.RunTimes) -> Stated:
     for path in english_notebooks():
         translation = language_dir(LANGUAGE) / f"{path.stem}.md"
         opening = parse(translation).cells[notebook(path)["cells"][0]["id"]].text
-        statement = run_time.opening(path.stem, LANGUAGE, times)
+        statement = statements.opening(path.stem, LANGUAGE, times)
         stated.append((where(translation), statement, opening))
-    readme = run_time.readme_line(LANGUAGE, times)
+    readme = statements.readme_line(LANGUAGE, times)
     return [*stated, ("README.zh-CN.md", readme, text(ROOT / "README.zh-CN.md"))]
 
 
@@ -118,7 +123,7 @@ def _chinese_problems(stated: Stated) -> list[str]:
 
 def _an_untranslated_readme_line(_tmp: Path) -> list[str]:
     """As if README's sentence had no translation: the Chinese README checked against English."""
-    readme = ("README.zh-CN.md", run_time.readme_line(), text(ROOT / "README.zh-CN.md"))
+    readme = ("README.zh-CN.md", statements.readme_line(), text(ROOT / "README.zh-CN.md"))
     return _chinese_problems([*chinese_statements(run_time.load())[:-1], readme])
 
 

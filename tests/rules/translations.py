@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from unittest import mock
 
-from mishgrad.book import notebook_translation, output_strings
 from rules.shared import (
     HAN,
     LANGUAGE,
@@ -34,6 +33,7 @@ from rules.shared import (
     translated,
     where,
 )
+from tools.production import notebook_translation, output_strings
 
 # One English term, one Chinese term: the variants a translator might reach for instead.
 # Only strings that cannot mean anything else belong here (扩展 may mean "extend", 缓冲区 is

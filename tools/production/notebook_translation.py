@@ -5,7 +5,7 @@ cell replaced by its translation (``translations/<language>/<notebook>.md``, see
 :mod:`mishgrad.book.translation_files`), every code cell unchanged, and one code cell added before
 the first code cell that switches the helpers' output language (:func:`mishgrad.book.language.use`).
 
-Run ``python -m mishgrad.book.notebook_translation``:
+Run ``python -m tools.production.notebook_translation``:
 
 ``todo NOTEBOOK`` (or ``todo mishgrad``)
     print, in the file format, every markdown cell of an English notebook that has no
@@ -15,7 +15,7 @@ Run ``python -m mishgrad.book.notebook_translation``:
 ``build [--force] [NOTEBOOK ...]``
     write ``notebooks/<language>/*.ipynb`` (all, or those of the English notebooks named);
     outputs of unchanged code cells are kept, ``make notebooks`` executes the rest. Where a
-    learner typed into a cell or added one (:mod:`mishgrad.book.learner_edits`), ``build``
+    learner typed into a cell or added one (:mod:`tools.production.learner_edits`), ``build``
     writes nothing and names the notebooks and cells (exit 1); ``--force``
     (``make notebooks FORCE=1``) backs each such notebook up to ``build/backup/<language>/``
     first, never over an earlier backup.
@@ -39,22 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from mishgrad.book import i18n
+from mishgrad.book.translation_files import LANGUAGES, TranslationFile, language_dir, parse
 from mishgrad.kernel.source import shown
 from mishgrad.paths import REPOSITORY
 
-from . import i18n, output_strings
+from . import output_strings
 from .learner_edits import LearnerEditsError, Rewrite, cell_source, learner_cells, stamp, write
-from .translation_files import (
-    LANGUAGES,
-    TranslationFile,
-    cell_entry,
-    english_hash,
-    join_cjk_lines,
-    language_dir,
-    parse,
-    rebased,
-    text_entry,
-)
+from .translation_entries import cell_entry, english_hash, join_cjk_lines, rebased, text_entry
 
 NOTEBOOKS: Final = REPOSITORY / "notebooks"
 PACKAGE: Final = REPOSITORY / "mishgrad"
@@ -169,7 +161,7 @@ def cell_problems(english: Path, language: str) -> list[Problem]:
 
 
 def module_templates() -> list[str]:
-    """The templates of every helper module (:mod:`mishgrad.book.output_strings`)."""
+    """The templates of every helper module (:mod:`tools.production.output_strings`)."""
     found: dict[str, None] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         found.update(dict.fromkeys(output_strings.templates_in_source(path.read_text())))
@@ -353,7 +345,7 @@ def build(
     A notebook whose markdown cells are not all translated and current is left as it is
     (the English can be edited and run before its translation catches up; the tests then
     name the cells). A notebook with cells a learner typed in is not overwritten unless
-    ``force``, and then only after a backup (:func:`mishgrad.book.learner_edits.write`).
+    ``force``, and then only after a backup (:func:`tools.production.learner_edits.write`).
     Returns the paths written, by notebook what kept one from being written, and the backups.
 
     Raises
@@ -405,7 +397,7 @@ def _build_command(args: list[str], language: str) -> int:
 def main(argv: list[str]) -> int:
     """The command line (see the module docstring)."""
     usage = (
-        "usage: python -m mishgrad.book.notebook_translation "
+        "usage: python -m tools.production.notebook_translation "
         "todo NOTEBOOK|mishgrad | build [--force] [NOTEBOOK...] | check [NOTEBOOK|mishgrad] "
         "| english-outputs TRANSLATED_NOTEBOOK"
     )

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from mishgrad.book.i18n import worth_translating
+
 #: Calls whose first argument is text: method or function name.
 FIRST_ARGUMENT: Final = frozenset(
     {
@@ -73,7 +75,6 @@ KEYWORDS: Final = frozenset(
 )
 #: Module-level constants whose strings (a dict's values) are table headers, labels or hints.
 CONSTANT_NAME: Final = re.compile(r"(HEADERS|COLUMNS|LABELS|TITLES|MESSAGE|HINTS?|USAGE)$")
-_WORD: Final = re.compile(r"[A-Za-z]{2,}")
 
 
 def _name(call: ast.Call) -> str:
@@ -151,11 +152,6 @@ def _constants(tree: ast.AST) -> Iterator[ast.AST]:
             if any(isinstance(t, ast.Name) and CONSTANT_NAME.search(t.id) for t in targets):
                 if node.value is not None:
                     yield node.value
-
-
-def worth_translating(template: str) -> bool:
-    """A template with a word of two or more letters outside its fields."""
-    return bool(_WORD.search(re.sub(r"\{\d+\}", "", template)))
 
 
 def templates_in_source(source: str) -> list[str]:

@@ -1,6 +1,6 @@
 """A learner's edits in a generated notebook: told from the generator's cells, and backed up.
 
-The Chinese notebooks are generated (:mod:`mishgrad.book.notebook_translation`), yet a
+The Chinese notebooks are generated (:mod:`tools.production.notebook_translation`), yet a
 learner types answers and notes into them. So that regenerating never silently replaces
 those, every cell the generator writes carries the hash of its source in its metadata
 (:func:`stamp`): a cell whose source no longer matches its hash, or a cell added without one,
@@ -20,7 +20,7 @@ from typing import Final
 from mishgrad.kernel.source import shown
 from mishgrad.paths import REPOSITORY
 
-from .translation_files import english_hash
+from .translation_entries import english_hash
 
 #: Where a generated notebook is copied before it overwrites a learner's cells.
 BACKUPS: Final = REPOSITORY / "build" / "backup"
