@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mishgrad.book import exhaustive_report
-from mishgrad.evaluation import exhaustive_run
-from mishgrad.evaluation.exhaustive_run import SUMMARIES, Plan
+import exhaustive_run
+from exhaustive_run import SUMMARIES, Plan
+
 from mishgrad.kernel import twin
 from mishgrad.paths import REPOSITORY
 
@@ -40,19 +40,17 @@ def main() -> int:
         print(f"{model}: {plan.inputs:,} inputs in {plan.tiles} tiles; {why}", file=sys.stderr)
         summary = exhaustive_run.sweep(model, plan, path, exhaustive_run.Progress(model, plan))
         entries = references if model in exhaustive_run.REFERENCES else models
-        entries[model] = exhaustive_report.result(summary)
+        entries[model] = exhaustive_run.result(summary)
     results = {
         "plan": {"stride": plan.stride, "inputs": plan.inputs},
         "models": models,
         "references": references,
     }
     stem = (
-        exhaustive_report.RESULTS
-        if plan.stride == 1
-        else SUMMARIES / f"results-stride{plan.stride}"
+        exhaustive_run.RESULTS if plan.stride == 1 else SUMMARIES / f"results-stride{plan.stride}"
     )
-    exhaustive_report.write(results, stem)
-    print(exhaustive_report.markdown(results))
+    exhaustive_run.write(results, stem)
+    print(exhaustive_run.markdown(results))
     print(f"written: {stem.relative_to(REPOSITORY)}.json and .md", file=sys.stderr)
     met = all(check["met"] for entry in models.values() for check in entry["targets"])
     return 0 if met else 1

@@ -20,8 +20,10 @@ import os
 import sys
 from typing import Final
 
-from mishgrad.evaluation import build_times, roofline, upstream
-from mishgrad.evaluation.throughput import inputs, median_rate
+import build_times
+from throughput import inputs, median_rate
+
+from mishgrad.evaluation import roofline, upstream
 from mishgrad.kernel import source, trace, twin
 from mishgrad.math import numerics
 

@@ -10,7 +10,7 @@ Runs every English notebook top to bottom in a fresh Jupyter kernel, twice:
 
 Each time is the cells' run, from the first cell to the last, without the kernel's start-up.
 Then the twin's cold build and its rebuild after a one-line kernel edit
-(:func:`mishgrad.evaluation.build_times.twin_build_times`). Prints the table and writes
+(``bench/build_times.py``). Prints the table and writes
 ``bench/results/notebook_times.json``; ``python -m tools.production.run_time --write`` then
 rewrites the book's run-time statements from it. Stored outputs are left alone (the runs
 work on copies). Takes about twice the book's run time plus its builds: minutes.
@@ -26,11 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import build_times
 import nbformat
 from nbclient import NotebookClient
 
 from mishgrad.book import run_time
-from mishgrad.evaluation import build_times
 from mishgrad.kernel import ut
 
 NOTEBOOKS = sorted((run_time.REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))

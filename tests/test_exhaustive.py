@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from rules.exhaustive import layout_problems
 
-from mishgrad.book import exhaustive_report
-from mishgrad.evaluation import exhaustive, exhaustive_run, precision
-from mishgrad.evaluation.exhaustive_run import Plan
+from bench import exhaustive_run
+from bench.exhaustive_run import Plan
+from mishgrad.evaluation import exhaustive, precision
 from mishgrad.kernel import twin
 from mishgrad.math import dtypes, errors, oracle, samples
 
@@ -223,7 +223,7 @@ def stride_results(tmp_path_factory) -> dict:
     plan = Plan(stride=256)
     models, references = (
         {
-            model: exhaustive_report.result(
+            model: exhaustive_run.result(
                 exhaustive_run.sweep(model, plan, folder / f"{model}.json")
             )
             for model in names
@@ -235,7 +235,7 @@ def stride_results(tmp_path_factory) -> dict:
         "models": models,
         "references": references,
     }
-    exhaustive_report.write(results, folder / "results")
+    exhaustive_run.write(results, folder / "results")
     return results
 
 

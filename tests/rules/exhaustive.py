@@ -1,5 +1,5 @@
 """The stored exhaustive run (bench/results/exhaustive.json) covers every float32 input under
-every numerics model, in the layout mishgrad.book.exhaustive_report writes (tests/test_exhaustive.py
+every numerics model, in the layout bench/exhaustive_run.py writes (tests/test_exhaustive.py
 holds a 2**24-input stride of a fresh run to the same layout)."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ import copy
 import math
 from functools import cache
 
-from mishgrad.book import exhaustive_report
+from bench import exhaustive_run
 from mishgrad.evaluation import exhaustive
 from mishgrad.kernel import twin
 from rules.shared import Rule, where
 
 #: Every float32 bit pattern.
 INPUTS = 1 << 32
-STORED = where(exhaustive_report.RESULTS.with_suffix(".json"))
-stored = cache(exhaustive_report.load)
+STORED = where(exhaustive_run.RESULTS.with_suffix(".json"))
+stored = cache(exhaustive_run.load)
 
 
 def layout_problems(results: dict, models: list[str]) -> list[str]:
@@ -38,7 +38,7 @@ def layout_problems(results: dict, models: list[str]) -> list[str]:
         criteria = [check.criterion for check in exhaustive.targets(entry["regions"])]
         if [check["criterion"] for check in entry["targets"]] != criteria:
             problems.append(f"{model}: the targets are not {criteria}")
-    lines = exhaustive_report.markdown(results).splitlines()
+    lines = exhaustive_run.markdown(results).splitlines()
     rows = len(models) + len(results.get("references", {}))
     problems += [
         f"the table has {count} rows of {criterion}, not 1"

@@ -1,4 +1,4 @@
-"""The kernel on the twin over every float32 input (``make exhaustive``): tiles and resuming.
+"""The kernel on the twin over every float32 input (``make exhaustive``): tiles, resuming, results.
 
 The 2**32 bit patterns (every ``stride``-th one, for a shorter run) are visited in tiles of
 consecutive patterns: each tile runs through the kernel (grad = 1, no tanhx) under one
@@ -9,7 +9,11 @@ stays at a few tiles' worth of arrays, and an interrupted run resumes at the fir
 the summary does not contain. A summary records what it was computed from (the model, the
 stride and tile size, and the hashes of the twin library and of the oracle library, which
 name their build folders); if any of them changed, the run starts again from the first
-tile.
+tile. :func:`result` condenses a model's summary into its entry of the result file (run time,
+statistics per region, the target checks), :func:`write` writes the file and its tables.
+
+``bench/exhaustive.py`` runs it; the tests import it as ``bench.exhaustive_run``, so it
+imports nothing of ``bench/`` itself.
 """
 
 from __future__ import annotations
@@ -20,19 +24,20 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import numpy as np
 
+from mishgrad.book.exhaustive_report import number, region_table
+from mishgrad.book.report import fmt, table
+from mishgrad.evaluation import exhaustive
 from mishgrad.kernel import twin, twin_build
 from mishgrad.math import numerics
 from mishgrad.math.dtypes import float32
 from mishgrad.paths import REPOSITORY
-
-from . import exhaustive
 
 #: Number of float32 bit patterns.
 PATTERNS: Final = 1 << 32
@@ -218,3 +223,77 @@ def sweep(
         if progress is not None:
             progress(index + 1, inputs, seconds)
     return summary
+
+
+RESULTS: Final = REPOSITORY / "bench" / "results" / "exhaustive"
+
+
+def result(summary: Summary) -> dict[str, Any]:
+    """One model's entry of the result file: time, statistics per region, target checks.
+
+    A reference formula's entry (``references`` in the file) has the same fields; its checks
+    are not the kernel's verdict.
+    """
+    return {
+        "seconds": summary["seconds"],
+        "regions": summary["regions"],
+        "targets": [asdict(check) for check in exhaustive.targets(summary["regions"])],
+    }
+
+
+def finite_within_1ulp_pct(entry: dict[str, Any]) -> float:
+    """An entry's share of results within 1 ULP over every finite x, in percent."""
+    return exhaustive.within_1ulp_pct(
+        exhaustive.combined(entry["regions"], exhaustive.FINITE_REGIONS)
+    )
+
+
+def entries(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The result file's entries by what computed d: ``kernel, <model>``, then each reference."""
+    named = {f"kernel, {model}": entry for model, entry in results["models"].items()}
+    return named | results.get("references", {})
+
+
+def within_1ulp_table(results: dict[str, Any]) -> str:
+    """Markdown table: the share within 1 ULP over all finite x, per model and reference."""
+    rows = [[name, number(finite_within_1ulp_pct(e), 6)] for name, e in entries(results).items()]
+    return table(rows, ["d computed by", "% within 1 ULP, all finite x"]).data
+
+
+def _target_cell(check: dict[str, Any]) -> str:
+    measured = fmt(check["measured"], 3)
+    return f"{measured} met" if check["met"] else f"{measured} MISSED"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The result file in Markdown: the targets under every model, then a table per model."""
+    models, plan = results["models"], results["plan"]
+    what = "every" if plan["stride"] == 1 else f"every {plan['stride']}th"
+    checks = zip(*(entry["targets"] for entry in models.values()), strict=True)
+    targets = [
+        [f"{row[0]['criterion']} {row[0]['target']}"] + [_target_cell(c) for c in row]
+        for row in checks
+    ]
+    parts = [
+        f"The kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
+        f"({what} float32 bit pattern) against the correctly rounded d.",
+        table(targets, ["target", *models]).data,
+        within_1ulp_table(results),
+    ]
+    references = results.get("references", {})
+    for model, entry in {**models, **references}.items():
+        parts.append(f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)")
+        parts.append(region_table(entry["regions"]))
+    return "\n\n".join(parts) + "\n"
+
+
+def load(stem: Path = RESULTS) -> dict[str, Any]:
+    """The result file written by :func:`write` (default: the stored full run)."""
+    return json.loads(stem.with_suffix(".json").read_text())
+
+
+def write(results: dict[str, Any], stem: Path) -> None:
+    """Write ``results`` to ``stem``.json and its Markdown rendering to ``stem``.md."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    stem.with_suffix(".md").write_text(markdown(results))
