@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import sys
 
+import accuracy_runs as accuracy
 import exhaustive_run
 import numpy as np
 
-from mishgrad.evaluation import accuracy
+from mishgrad.evaluation.accuracy import float32_inputs
 from mishgrad.kernel import twin
 from mishgrad.math import dtypes, errors, numerics, oracle, samples
 
@@ -97,7 +98,7 @@ def float32() -> bool:
     rows = {label: errors.summarize(d, truth, **masks) for label, d in formulas(x).items()}
     sizes = ", ".join(f"{name} {part.size}" for name, part in parts.items())
     print_table(f"float32: documented sample ({sizes}), NumPy formulas (ieee)", rows)
-    inputs = accuracy.float32_inputs()
+    inputs = float32_inputs()
     results = accuracy.float32(inputs)
     sizes = ", ".join(f"{name} {part.size}" for name, part in inputs.items())
     print_models(f"float32 ({sizes}): the kernel under each numerics model", results)

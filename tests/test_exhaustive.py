@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 
+import exhaustive_run
 import numpy as np
+import precision_standard
 import pytest
+from exhaustive_run import Plan
 from rules.exhaustive import layout_problems
 
-from bench import exhaustive_run
-from bench.exhaustive_run import Plan
-from mishgrad.evaluation import exhaustive, precision
+from mishgrad.evaluation import exhaustive
 from mishgrad.kernel import twin
 from mishgrad.math import dtypes, errors, oracle, samples
 
@@ -101,7 +102,7 @@ def python_stats(x: np.ndarray, actual: np.ndarray, truth: np.ndarray) -> dict:
     """The statistics of math.errors and evaluation.precision, on one region's elements."""
     normal = np.isfinite(truth) & (np.abs(truth) >= np.finfo(np.float32).tiny)
     summary = errors.summarize(actual, truth, rel_mask=normal, abs_mask=~normal)
-    relative = precision.relative_errors(actual, truth)
+    relative = precision_standard.relative_errors(actual, truth)
     finite = np.isfinite(actual) & np.isfinite(truth)
     return {
         "count": x.size,
@@ -131,7 +132,7 @@ def test_metrics_match_the_python_definitions(hard, nonfinite):
         got = {key: stats[name][key] for key in expected}
         assert got == pytest.approx(expected, rel=1e-12), name
     finite = np.isfinite(x)
-    report = precision.evaluate(actual[finite], truth[finite])
+    report = precision_standard.evaluate(actual[finite], truth[finite])
     combined = exhaustive.combined(stats, exhaustive.FINITE_REGIONS)
     assert exhaustive.mere(combined) == pytest.approx(report.mere, rel=1e-12)
     assert combined["mare"] == report.mare

@@ -6,12 +6,12 @@ import ctypes
 import ctypes.util
 from fractions import Fraction
 
+import accuracy_runs
 import mpmath
 import numpy as np
 import pytest
 
 from mishgrad import aclnn
-from mishgrad.evaluation import accuracy
 from mishgrad.kernel import platforms, twin
 from mishgrad.math import dtypes, oracle, vector_math
 
@@ -277,9 +277,9 @@ def test_notebook_11s_adversarial_exp_is_the_twins():
 
 def test_notebook_11s_sixteen_bit_targets_by_hand_are_accuracys():
     """Notebook 11 measures the 16-bit targets and CANN's verdict from the kernel's outputs by
-    hand, under each model; ``accuracy.sixteen_bit`` reports the same."""
+    hand, under each model; ``accuracy_runs.sixteen_bit`` reports the same."""
     for name in ("float16", "bfloat16"):
-        x, packaged = dtypes.all_values(name), accuracy.sixteen_bit(name)
+        x, packaged = dtypes.all_values(name), accuracy_runs.sixteen_bit(name)
         g = oracle.dmish_oracle(x)
         limit = {"float16": 2.0**-10, "bfloat16": 2.0**-7}[name]
         for model in twin.NUMERICS_MODELS:

@@ -17,9 +17,9 @@ from types import ModuleType
 
 import ml_dtypes
 import numpy as np
+import precision_standard
 import pytest
 
-from mishgrad.evaluation import precision
 from mishgrad.kernel.source import KERNEL_DIR
 from mishgrad.math import oracle, samples
 from mishgrad.math.dtypes import as_dtype, ordered
@@ -204,11 +204,17 @@ def test_verdicts_are_the_precision_modules(dtype):
     verdicts = {}
     for name, output in _outputs(golden, dtype).items():
         a, g = package_view(output, dtype), package_view(golden, dtype)
-        ours, theirs = mg.mixed_tolerance(output, golden, dtype), precision.mixed_tolerance(a, g)
+        ours, theirs = (
+            mg.mixed_tolerance(output, golden, dtype),
+            precision_standard.mixed_tolerance(a, g),
+        )
         assert ours.matched_ratio == theirs.matched_ratio, name
         assert ours.max_abs_error == theirs.max_abs_error, name
         assert (ours.cap_passed, ours.passed) == (theirs.cap_passed, theirs.passed), name
-        first, reference = mg.first_release(output, golden, dtype), precision.evaluate(a, g)
+        first, reference = (
+            mg.first_release(output, golden, dtype),
+            precision_standard.evaluate(a, g),
+        )
         assert first.mere == pytest.approx(reference.mere, rel=1e-12), name
         assert first.mare == reference.mare, name
         assert (first.threshold, first.mare_limit) == (reference.mere_limit, reference.mare_limit)
@@ -270,7 +276,7 @@ def test_scripts_run_without_mishgrad_and_write_the_oracles_golden(tmp_path, dty
         assert compare.returncode == (0 if expected else 1), (name, compare.stderr)
         lines = compare.stdout.splitlines()
         assert lines[0] == f"{dtype}, {n} elements"
-        verdict = precision.mixed_tolerance(
+        verdict = precision_standard.mixed_tolerance(
             package_view(outputs[name], dtype), package_view(golden, dtype)
         )
         assert "(in force)" in lines[1] and lines[1].endswith(f": {verdict.verdict}")

@@ -8,7 +8,8 @@ import copy
 import math
 from functools import cache
 
-from bench import exhaustive_run
+import exhaustive_run
+
 from mishgrad.evaluation import exhaustive
 from mishgrad.kernel import twin
 from rules.shared import Rule, where

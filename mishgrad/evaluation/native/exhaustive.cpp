@@ -1,7 +1,7 @@
 // The hot loop of `make exhaustive` (mishgrad/evaluation/exhaustive.py): the correctly rounded d(x) of
 // oracle32.h for a tile of float32 inputs, and the kernel's errors against it, summed per
 // region of x. Each metric is the element-wise definition of mishgrad/math/errors.py or
-// mishgrad/evaluation/precision.py (named at each one); tests/test_exhaustive.py checks them against
+// bench/precision_standard.py (named at each one); tests/test_exhaustive.py checks them against
 // those definitions on samples. Tiles are split over host threads; each thread fills its own
 // row of statistics, and Python merges the rows (one merge rule, in exhaustive.py).
 #include <algorithm>
@@ -99,7 +99,7 @@ double UlpDistance(float a, float g)
     return static_cast<double>(std::llabs(Ordered(a) - Ordered(g)));
 }
 
-// mishgrad.evaluation.precision.relative_errors.
+// relative_errors of bench/precision_standard.py.
 double CannRelative(float a, float g, double floor)
 {
     if (a == g || (std::isnan(a) && std::isnan(g))) {
