@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 import accuracy_runs as accuracy
+import error_summary
 import exhaustive_run
 import numpy as np
 
@@ -43,7 +44,7 @@ def formulas(x: np.ndarray) -> dict[str, np.ndarray]:
     return results
 
 
-def print_table(title: str, rows: dict[str, errors.ErrorSummary]) -> None:
+def print_table(title: str, rows: dict[str, error_summary.ErrorSummary]) -> None:
     headers = ["formula"] + [label for _, label, _ in COLUMNS]
     cells = [
         [name] + [fmt.format(getattr(summary, field)) for field, _, fmt in COLUMNS]
@@ -83,7 +84,7 @@ def print_models(title: str, results: dict[str, accuracy.ModelResult]) -> None:
 def sixteen_bit(name: str) -> bool:
     x = dtypes.all_values(name)
     truth = oracle.dmish_oracle(x)
-    rows = {label: errors.summarize(d, truth) for label, d in formulas(x).items()}
+    rows = {label: error_summary.summarize(d, truth) for label, d in formulas(x).items()}
     print_table(f"{name}: all {x.size} finite inputs, NumPy formulas (ieee)", rows)
     results = accuracy.sixteen_bit(name)
     print_models(f"{name}: the kernel on the twin under each numerics model", results)
@@ -95,7 +96,7 @@ def float32() -> bool:
     x = np.concatenate(list(parts.values()))
     truth = oracle.dmish_oracle(x)
     masks = {"rel_mask": errors.float32_rel_mask(x), "abs_mask": errors.in_root_window(x)}
-    rows = {label: errors.summarize(d, truth, **masks) for label, d in formulas(x).items()}
+    rows = {label: error_summary.summarize(d, truth, **masks) for label, d in formulas(x).items()}
     sizes = ", ".join(f"{name} {part.size}" for name, part in parts.items())
     print_table(f"float32: documented sample ({sizes}), NumPy formulas (ieee)", rows)
     inputs = float32_inputs()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+import error_summary
 import numpy as np
 import numpy.typing as npt
 import precision_standard as precision
@@ -40,8 +41,8 @@ class ModelResult:
     """One dtype and one numerics model: the error summary, the checks and CANN's verdict."""
 
     model: str
-    summary: errors.ErrorSummary
-    checks: list[errors.Check]
+    summary: error_summary.ErrorSummary
+    checks: list[error_summary.Check]
     cann: PrecisionReport
 
     @property
@@ -57,9 +58,9 @@ def sixteen_bit(name: str) -> dict[str, ModelResult]:
     results = {}
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
-        summary = errors.summarize(d, truth)
+        summary = error_summary.summarize(d, truth)
         cann = precision.evaluate(d, truth)
-        results[model] = ModelResult(model, summary, errors.check_16bit(summary), cann)
+        results[model] = ModelResult(model, summary, error_summary.check_16bit(summary), cann)
     return results
 
 
@@ -75,14 +76,18 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
     results = {}
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
-        whole = errors.summarize(
+        whole = error_summary.summarize(
             d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
         )
-        tail = errors.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
-        checks = errors.check_float32(whole, errors.summarize(d[positive], truth[positive]))
-        checks.append(errors.check_float32_subnormal(tail))
+        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        checks = error_summary.check_float32(
+            whole, error_summary.summarize(d[positive], truth[positive])
+        )
+        checks.append(error_summary.check_float32_subnormal(tail))
         checks.append(
-            errors.check_float32_uniform(errors.summarize(d[uniform], truth[uniform]), model)
+            error_summary.check_float32_uniform(
+                error_summary.summarize(d[uniform], truth[uniform]), model
+            )
         )
         results[model] = ModelResult(model, whole, checks, precision.evaluate(d, truth))
     return results
@@ -103,7 +108,7 @@ def within_1ulp_uniform(x: np.ndarray | None = None) -> dict[str, float]:
     truth = oracle.dmish_oracle(x)
     computed = {f"kernel, {model}": kernel_d(x, model) for model in twin.NUMERICS_MODELS}
     computed[PYTORCH] = numerics.dmish_pytorch(x)
-    return {name: errors.summarize(d, truth).within_1ulp_pct for name, d in computed.items()}
+    return {name: error_summary.summarize(d, truth).within_1ulp_pct for name, d in computed.items()}
 
 
 def golden_from_tanhx(x: npt.ArrayLike, tanhx: npt.ArrayLike) -> np.ndarray:

@@ -3,7 +3,7 @@
 The 2**32 bit patterns (every ``stride``-th one, for a shorter run) are visited in tiles of
 consecutive patterns: each tile runs through the kernel (grad = 1, no tanhx) under one
 numerics model of the twin — or through a reference formula of :data:`REFERENCES`, to compare
-with — and through :func:`mishgrad.evaluation.exhaustive.check`, and its
+with — and through :func:`mishgrad.evaluation.exhaustive_check.check`, and its
 statistics are merged into a summary that is written to disk after every tile. Memory
 stays at a few tiles' worth of arrays, and an interrupted run resumes at the first tile
 the summary does not contain. A summary records what it was computed from (the model, the
@@ -29,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+import exhaustive_check
 import numpy as np
 
 from mishgrad.book.exhaustive_report import number, region_table
@@ -104,7 +105,7 @@ def identity(model: str, plan: Plan) -> dict[str, Any]:
         "stride": plan.stride,
         "tile": plan.tile,
         "kernel": computed_by,
-        "oracle": exhaustive.library_path().parent.name,
+        "oracle": exhaustive_check.library_path().parent.name,
     }
 
 
@@ -206,7 +207,7 @@ def sweep(
         start = time.perf_counter()
         x = plan.x(index, bits)
         _derivative(model, grad[: x.size], x, out[: x.size])
-        regions = exhaustive.check(x, out[: x.size])
+        regions = exhaustive_check.check(x, out[: x.size])
         if (undecided := _undecided(regions)) is not None:
             raise ArithmeticError(f"the oracle could not round d({undecided!r})")
         if identity(model, plan) != summary["identity"]:
@@ -214,7 +215,7 @@ def sweep(
                 "the kernel or the oracle sources changed during the run: run again to start "
                 "over with the new ones"
             )
-        summary["regions"] = exhaustive.merge_regions(summary["regions"], regions)
+        summary["regions"] = exhaustive_check.merge_regions(summary["regions"], regions)
         summary["tiles_done"] = index + 1
         elapsed = time.perf_counter() - start
         summary["seconds"] += elapsed
@@ -237,7 +238,7 @@ def result(summary: Summary) -> dict[str, Any]:
     return {
         "seconds": summary["seconds"],
         "regions": summary["regions"],
-        "targets": [asdict(check) for check in exhaustive.targets(summary["regions"])],
+        "targets": [asdict(check) for check in exhaustive_check.targets(summary["regions"])],
     }
 
 

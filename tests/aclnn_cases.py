@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import error_checks
 import numpy as np
 from hypothesis import strategies as st
 
 from mishgrad import aclnn
-from mishgrad.math import dtypes, errors, oracle
+from mishgrad.math import dtypes, oracle
 
 _NUMPY_NAMES = "float32 float16 float64 int8 int32 uint8 int16 uint16 uint32 int64 uint64 bool"
 ALL_DTYPES = [np.dtype(name) for name in _NUMPY_NAMES.split()] + [dtypes.bfloat16]
@@ -221,7 +222,7 @@ def _check_result(
             "aclrtMemcpy",
         )
     got = _host_values(out_case, after)
-    assert np.all(errors.operator_close(got, expected)), (got, expected)
+    assert np.all(error_checks.operator_close(got, expected)), (got, expected)
     touched = np.zeros(out_case.storage, bool)
     if out_case.size:
         marks = np.lib.stride_tricks.as_strided(

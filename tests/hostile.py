@@ -28,6 +28,7 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
+import error_checks
 import numpy as np
 from aclnn_cases import TensorCase
 from hypothesis import strategies as st
@@ -36,7 +37,7 @@ from mishgrad import aclnn
 from mishgrad.aclnn import backends
 from mishgrad.aclnn.binding import INT64_RANGE
 from mishgrad.kernel import twin_build
-from mishgrad.math import dtypes, errors, oracle
+from mishgrad.math import dtypes, oracle
 
 INT64_MAX = 2**63 - 1
 #: aclDataType values the twin defines, and their element sizes.
@@ -304,7 +305,7 @@ def _offsets(case: TensorCase) -> np.ndarray:
 
 
 def _assert_close(got: np.ndarray, truth: np.ndarray) -> None:
-    assert np.all(errors.operator_close(got, truth)), (got, truth)
+    assert np.all(error_checks.operator_close(got, truth)), (got, truth)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import re
 
+import error_checks
 import numpy as np
 import pytest
 
@@ -43,7 +44,7 @@ def call(session, grad, x, out):
 
 def assert_close(got, expected):
     """As close as the targets promise (one tolerance for the twin and the NPU)."""
-    assert np.all(errors.operator_close(got, expected)), (got, expected)
+    assert np.all(error_checks.operator_close(got, expected)), (got, expected)
 
 
 def floats(*shape, dtype=np.float32):

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import analytic_thresholds as closed_form
+import error_checks
+import error_summary
 import ml_dtypes
 import numpy as np
 import pytest
@@ -66,11 +69,13 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
     "dtypes.ordered": lambda t: [dtypes.ordered(t(a)) for a in ALL.values()],
     "dtypes.uint_view": lambda t: [dtypes.uint_view(t(a)) for a in ALL.values()],
     "errors.ulp_distance": lambda t: errors.ulp_distance(t(RESULT), t(TRUTH)),
-    "errors.operator_close": lambda t: errors.operator_close(t(RESULT), t(TRUTH)),
-    "errors.summarize": lambda t: errors.summarize(t(RESULT), t(TRUTH), abs_mask=X < 0),
+    "error_checks.operator_close": lambda t: error_checks.operator_close(t(RESULT), t(TRUTH)),
+    "error_summary.summarize": lambda t: error_summary.summarize(
+        t(RESULT), t(TRUTH), abs_mask=X < 0
+    ),
     "errors.misses_target": lambda t: errors.misses_target(t(X), t(NEAR), t(TRUTH)),
     "errors.failure_masks": lambda t: errors.failure_masks(t(X), t(NEAR), t(TRUTH)),
-    "errors.failure_regions": lambda t: errors.failure_regions(
+    "error_checks.failure_regions": lambda t: error_checks.failure_regions(
         t(X[X >= 0]), t(NEAR[X >= 0]), t(TRUTH[X >= 0])
     ),
     "oracle.dmish_oracle": lambda t: [oracle.dmish_oracle(t(a)) for a in ALL.values()],
@@ -104,7 +109,9 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
     "errors.in_root_window": lambda t: errors.in_root_window(t(X)),
     "errors.float32_rel_mask": lambda t: errors.float32_rel_mask(t(X)),
     "errors.float32_subnormal_mask": lambda t: errors.float32_subnormal_mask(t(X)),
-    "errors.mask_intervals": lambda t: errors.mask_intervals(t(np.sort(X[:-1])), X[:-1] < 0),
+    "error_checks.mask_intervals": lambda t: error_checks.mask_intervals(
+        t(np.sort(X[:-1])), X[:-1] < 0
+    ),
     "numerics.root_window": lambda t: numerics.root_window(t(X), t(RESULT)),
     "numerics.mish_backward": lambda t: [
         numerics.mish_backward(t(a[::-1]), t(a), t(a)) for a in ALL.values()
@@ -164,19 +171,19 @@ DTYPE_CASES: dict[str, Callable[[Any], Any]] = {
     ),
     "thresholds.first_true": lambda d: thresholds.first_true(lambda x: x > 1.5, d, 0.0, 4.0),
     "thresholds.overflow_threshold": lambda d: thresholds.overflow_threshold(
-        thresholds.OVERFLOWING["e^x"], d
+        closed_form.OVERFLOWING["e^x"], d
     ),
-    "thresholds.exp_underflow_threshold": thresholds.exp_underflow_threshold,
-    "thresholds.exp_subnormal_threshold": thresholds.exp_subnormal_threshold,
-    "thresholds.overflow_bound": thresholds.overflow_bound,
-    "thresholds.analytic_overflow_threshold": lambda d: thresholds.analytic_overflow_threshold(
+    "closed_form.exp_underflow_threshold": closed_form.exp_underflow_threshold,
+    "closed_form.exp_subnormal_threshold": closed_form.exp_subnormal_threshold,
+    "closed_form.overflow_bound": closed_form.overflow_bound,
+    "closed_form.analytic_overflow_threshold": lambda d: closed_form.analytic_overflow_threshold(
         "e^x", d
     ),
-    "thresholds.analytic_exp_underflow": thresholds.analytic_exp_underflow,
-    "thresholds.analytic_exp_subnormal": thresholds.analytic_exp_subnormal,
-    "thresholds.grid_ceil": lambda d: thresholds.grid_ceil(1.1, d),
-    "thresholds.grid_floor": lambda d: thresholds.grid_floor(1.1, d),
-    "thresholds.grid_steps": lambda d: thresholds.grid_steps(1.5, 1.0, d),
+    "closed_form.analytic_exp_underflow": closed_form.analytic_exp_underflow,
+    "closed_form.analytic_exp_subnormal": closed_form.analytic_exp_subnormal,
+    "closed_form.grid_ceil": lambda d: closed_form.grid_ceil(1.1, d),
+    "closed_form.grid_floor": lambda d: closed_form.grid_floor(1.1, d),
+    "closed_form.grid_steps": lambda d: closed_form.grid_steps(1.5, 1.0, d),
     "aclnn.result_dtype": lambda d: aclnn.result_dtype(np.dtype(d), np.dtype(d)),
 }
 
@@ -201,7 +208,7 @@ def test_python_lists_are_float32_wherever_arrays_are_taken():
     assert same(oracle.mish_backward_oracle(2.0, values), oracle.mish_backward_oracle(2.0, f32))
     assert same(numerics.dmish_ours(values), numerics.dmish_ours(f32))
     assert same(vector_math.exp(values), vector_math.exp(f32))
-    assert repr(errors.summarize(values, values)) == repr(errors.summarize(f32, f32))
+    assert repr(error_summary.summarize(values, values)) == repr(error_summary.summarize(f32, f32))
 
 
 @pytest.mark.parametrize(
@@ -213,7 +220,7 @@ def test_python_lists_are_float32_wherever_arrays_are_taken():
         (lambda: dtypes.ordered(np.zeros(2)), "values's dtype must be one of .*, got float64"),
         (lambda: dtypes.uint_view(np.zeros(2, ">i4")), "values's dtype must be one of"),
         (lambda: errors.ulp_distance(RESULT, np.zeros(11)), "truth's dtype must be one of"),
-        (lambda: errors.summarize(np.zeros(11), TRUTH), "result's dtype must be one of"),
+        (lambda: error_summary.summarize(np.zeros(11), TRUTH), "result's dtype must be one of"),
         (lambda: oracle.dmish_oracle(np.zeros(2)), "x's dtype .*must be one of"),
         (lambda: oracle.dmish_oracle(X, ">f8"), "dtype must be one of .*, got float64"),
         (lambda: numerics.dmish_ours(np.zeros(2)), "x's dtype must be one of"),

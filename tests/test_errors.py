@@ -1,3 +1,5 @@
+import error_checks
+import error_summary
 import numpy as np
 import pytest
 
@@ -30,7 +32,7 @@ def test_ulp_distance_rejects_mixed_dtypes():
 def test_summarize_counts_every_kind_of_error():
     truth = f32(1.0, 2.0, -3.0, 4.0, 0.5)
     result = f32(1.0, np.nextafter(np.float32(2), np.float32(3)), 3.0, np.inf, 0.5)
-    s = errors.summarize(result, truth, abs_mask=[True, True, False, False, False])
+    s = error_summary.summarize(result, truth, abs_mask=[True, True, False, False, False])
     assert s.count == 5
     assert s.correctly_rounded_pct == pytest.approx(40.0)
     assert s.within_1ulp_pct == pytest.approx(60.0)
@@ -42,7 +44,7 @@ def test_summarize_counts_every_kind_of_error():
 
 
 def test_summarize_empty_masks_give_nan():
-    s = errors.summarize(f32(1.0), f32(1.0), rel_mask=[False])
+    s = error_summary.summarize(f32(1.0), f32(1.0), rel_mask=[False])
     assert np.isnan(s.max_rel_error) and np.isnan(s.max_abs_error)
 
 
@@ -63,27 +65,29 @@ def test_subnormal_edge_is_where_the_correctly_rounded_d_stops_being_normal():
 def test_mask_intervals_finds_maximal_runs():
     x = np.arange(8.0)
     mask = np.array([1, 1, 0, 0, 1, 0, 1, 1], dtype=bool)
-    assert errors.mask_intervals(x, mask) == [(0.0, 1.0), (4.0, 4.0), (6.0, 7.0)]
-    assert errors.mask_intervals(x, np.zeros(8, bool)) == []
+    assert error_checks.mask_intervals(x, mask) == [(0.0, 1.0), (4.0, 4.0), (6.0, 7.0)]
+    assert error_checks.mask_intervals(x, np.zeros(8, bool)) == []
 
 
 def test_checks_report_misses():
-    bad = errors.ErrorSummary(10, 3.0, 99.0, 99.0, 1, 0, 1e-3, 1e-6)
-    verdicts = {c.criterion: c.met for c in errors.check_16bit(bad)}
+    bad = error_summary.ErrorSummary(10, 3.0, 99.0, 99.0, 1, 0, 1e-3, 1e-6)
+    verdicts = {c.criterion: c.met for c in error_summary.check_16bit(bad)}
     assert verdicts == {"max ULP": False, "% correctly rounded": False, "spurious NaN/Inf": False}
-    good = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 1e-8)
-    assert all(c.met for c in errors.check_float32(good, good))
-    assert not all(c.met for c in errors.check_float32(bad, good))
-    tail = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-127)
-    assert errors.check_float32_subnormal(tail).met
-    tail = errors.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-125)
-    assert not errors.check_float32_subnormal(tail).met
+    good = error_summary.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 1e-8)
+    assert all(c.met for c in error_summary.check_float32(good, good))
+    assert not all(c.met for c in error_summary.check_float32(bad, good))
+    tail = error_summary.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-127)
+    assert error_summary.check_float32_subnormal(tail).met
+    tail = error_summary.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 2.0**-125)
+    assert not error_summary.check_float32_subnormal(tail).met
 
 
 def test_zero_dimensional_arrays_are_measured_like_any_other():
     one, nan = np.array(1.0, np.float32), np.array(np.nan, np.float32)
     assert errors.ulp_distance(one, one) == 0 and np.isinf(errors.ulp_distance(one, nan))
-    assert np.all(errors.operator_close(one, one)) and not np.any(errors.operator_close(one, nan))
+    assert np.all(error_checks.operator_close(one, one)) and not np.any(
+        error_checks.operator_close(one, nan)
+    )
 
 
 def test_notebook_00s_ulp_subtraction_is_ulp_distance():
@@ -175,7 +179,10 @@ def test_notebook_03s_classification_by_hand_is_failure_masks(exhaustive):
     x64 = x.astype(np.float64)
     for name, result in results.items():
         mine, helper = classify(result, truth), errors.failure_masks(x, result, truth)
-        assert list(mine) == list(errors.FAILURE_KINDS), name
-        for kind in errors.FAILURE_KINDS:
+        assert list(mine) == list(error_checks.FAILURE_KINDS), name
+        for kind in error_checks.FAILURE_KINDS:
             assert np.array_equal(mine[kind], helper[kind]), (name, kind)
-            assert runs(x64, mine[kind]) == errors.mask_intervals(x64, mine[kind]), (name, kind)
+            assert runs(x64, mine[kind]) == error_checks.mask_intervals(x64, mine[kind]), (
+                name,
+                kind,
+            )

@@ -2,7 +2,7 @@
 
 ``make example`` builds ``test_aclnn_mish_grad.cpp`` against the twin; its printed values
 must be as close to the correctly rounded gradient as the targets promise
-(``errors.operator_close``, the tolerance of every run of the operator, NPU included).
+(``error_checks.operator_close``, the tolerance of every run of the operator, NPU included).
 ``run.sh`` is for an Ascend host and cannot run against CANN here; what can be checked is
 its syntax, its message when CANN is missing, and its choice of headers and
 libraries, on a stand-in CANN tree whose headers and libraries are the twin's.
@@ -17,12 +17,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import error_checks
 import numpy as np
 import pytest
 
 from mishgrad.aclnn import provenance
 from mishgrad.kernel import opsnn, twin_build
-from mishgrad.math import errors, oracle
+from mishgrad.math import oracle
 
 REPO = Path(__file__).resolve().parent.parent
 RUN_SH = REPO / "kernel" / "examples" / "run.sh"
@@ -78,7 +79,7 @@ def check_example_output(result: subprocess.CompletedProcess[str]) -> None:
     # %.9g gives back the exact float32.
     values = np.array([float(text) for _, text in lines], dtype=np.float32).reshape(SELF.shape)
     truth = oracle.mish_backward_oracle(GRAD_OUTPUT, SELF)
-    assert np.all(errors.operator_close(values, truth)), f"printed {values}, oracle {truth}"
+    assert np.all(error_checks.operator_close(values, truth)), f"printed {values}, oracle {truth}"
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import error_summary
+import exhaustive_check
 import exhaustive_run
 import numpy as np
 import precision_standard
@@ -48,7 +50,7 @@ def hard() -> tuple[np.ndarray, np.ndarray]:
 
 def test_fast_oracle_is_bit_identical_to_the_python_oracle(hard):
     x, truth = hard
-    fast = exhaustive.oracle(x)
+    fast = exhaustive_check.oracle(x)
     nan = np.isnan(truth)
     assert np.array_equal(np.isnan(fast), nan)
     differ = np.flatnonzero(dtypes.uint_view(fast[~nan]) != dtypes.uint_view(truth[~nan]))
@@ -57,7 +59,7 @@ def test_fast_oracle_is_bit_identical_to_the_python_oracle(hard):
 
 def test_binary128_decides_where_float64_cannot(hard):
     x, truth = hard
-    stats = exhaustive.check(x, truth)  # the truth itself: every error is zero
+    stats = exhaustive_check.check(x, truth)  # the truth itself: every error is zero
     near_root = stats[exhaustive.REGIONS[1]]
     assert near_root["fallbacks"] > 20  # the float32 neighbours of the root
     assert sum(s["undecided"] for s in stats.values()) == 0
@@ -80,7 +82,7 @@ def test_regions():
         (-np.inf, 0.0, 5),
     ]
     x, d, expected = np.array(cases).T
-    regions = exhaustive.regions_of(x.astype(np.float32), d.astype(np.float32))
+    regions = exhaustive_check.regions_of(x.astype(np.float32), d.astype(np.float32))
     assert list(regions) == list(expected)
 
 
@@ -101,7 +103,7 @@ def perturbed(truth: np.ndarray, rng: np.random.Generator, nonfinite: bool) -> n
 def python_stats(x: np.ndarray, actual: np.ndarray, truth: np.ndarray) -> dict:
     """The statistics of math.errors and evaluation.precision, on one region's elements."""
     normal = np.isfinite(truth) & (np.abs(truth) >= np.finfo(np.float32).tiny)
-    summary = errors.summarize(actual, truth, rel_mask=normal, abs_mask=~normal)
+    summary = error_summary.summarize(actual, truth, rel_mask=normal, abs_mask=~normal)
     relative = precision_standard.relative_errors(actual, truth)
     finite = np.isfinite(actual) & np.isfinite(truth)
     return {
@@ -123,11 +125,11 @@ def python_stats(x: np.ndarray, actual: np.ndarray, truth: np.ndarray) -> dict:
 def test_metrics_match_the_python_definitions(hard, nonfinite):
     x, truth = hard
     actual = perturbed(truth, np.random.default_rng(9), nonfinite)
-    stats = exhaustive.check(x, actual)
-    labels = exhaustive.regions_of(x, truth)
+    stats = exhaustive_check.check(x, actual)
+    labels = exhaustive_check.regions_of(x, truth)
     for index, name in enumerate(exhaustive.REGIONS):
         inside = labels == index
-        with np.errstate(invalid="ignore"):  # errors.summarize multiplies inf by 0
+        with np.errstate(invalid="ignore"):  # error_summary.summarize multiplies inf by 0
             expected = python_stats(x[inside], actual[inside], truth[inside])
         got = {key: stats[name][key] for key in expected}
         assert got == pytest.approx(expected, rel=1e-12), name
@@ -141,9 +143,13 @@ def test_metrics_match_the_python_definitions(hard, nonfinite):
 def test_worst_x_does_not_depend_on_the_split(hard):
     x, truth = hard
     actual = perturbed(truth, np.random.default_rng(3), nonfinite=False)
-    one, many = exhaustive.check(x, actual, threads=1), exhaustive.check(x, actual, threads=7)
-    halves = exhaustive.merge_regions(
-        exhaustive.check(x[:5000], actual[:5000]), exhaustive.check(x[5000:], actual[5000:])
+    one, many = (
+        exhaustive_check.check(x, actual, threads=1),
+        exhaustive_check.check(x, actual, threads=7),
+    )
+    halves = exhaustive_check.merge_regions(
+        exhaustive_check.check(x[:5000], actual[:5000]),
+        exhaustive_check.check(x[5000:], actual[5000:]),
     )
     for name in exhaustive.REGIONS:
         for other in (many[name], halves[name]):
@@ -153,9 +159,9 @@ def test_worst_x_does_not_depend_on_the_split(hard):
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="x must be float32"):
-        exhaustive.oracle(np.zeros(3))
+        exhaustive_check.oracle(np.zeros(3))
     with pytest.raises(ValueError, match="must match"):
-        exhaustive.check(np.zeros(3, np.float32), np.zeros(4, np.float32))
+        exhaustive_check.check(np.zeros(3, np.float32), np.zeros(4, np.float32))
     with pytest.raises(ValueError, match="stride"):
         Plan(stride=0)
 

@@ -3,6 +3,7 @@
 import dataclasses
 import re
 
+import error_summary
 import mpmath
 import numpy as np
 import precision_standard
@@ -17,20 +18,22 @@ ALL = ("float32", "float16", "bfloat16")
 
 def f32_summaries(x, result, truth):
     return (
-        errors.summarize(
+        error_summary.summarize(
             result,
             truth,
             rel_mask=errors.float32_rel_mask(x),
             abs_mask=errors.in_root_window(x),
         ),
-        errors.summarize(result[x >= 0], truth[x >= 0]),
+        error_summary.summarize(result[x >= 0], truth[x >= 0]),
     )
 
 
 @pytest.mark.parametrize("model", NUMERICS_MODELS)
 def test_ours_meets_the_16bit_targets_exhaustively(exhaustive, model):
     x, truth = exhaustive
-    checks = errors.check_16bit(errors.summarize(numerics.dmish_ours(x, numerics=model), truth))
+    checks = error_summary.check_16bit(
+        error_summary.summarize(numerics.dmish_ours(x, numerics=model), truth)
+    )
     assert all(c.met for c in checks), checks
 
 
@@ -39,7 +42,7 @@ def test_ours_meets_the_float32_targets(float32_sample, model):
     x = np.concatenate(list(float32_sample.values()))
     truth = oracle.dmish_oracle(x)
     whole, positive = f32_summaries(x, numerics.dmish_ours(x, numerics=model), truth)
-    checks = errors.check_float32(whole, positive)
+    checks = error_summary.check_float32(whole, positive)
     assert all(c.met for c in checks), checks
 
 
@@ -50,9 +53,12 @@ def test_d_stays_normal_where_the_exponential_is_flushed(model):
     truth = oracle.dmish_oracle(x)
     d = numerics.dmish_ours(x, numerics=model)
     normal = errors.float32_rel_mask(x)
-    assert errors.summarize(d, truth, rel_mask=normal).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
-    tail = errors.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
-    assert errors.check_float32_subnormal(tail).met and tail.wrong_sign == 0
+    assert (
+        error_summary.summarize(d, truth, rel_mask=normal).max_rel_error
+        <= errors.FLOAT32_MAX_REL_ERROR
+    )
+    tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+    assert error_summary.check_float32_subnormal(tail).met and tail.wrong_sign == 0
 
 
 @pytest.mark.parametrize("model", NUMERICS_MODELS)
@@ -61,7 +67,7 @@ def test_root_window_keeps_relative_accuracy_and_passes_cann(model):
     x = samples.float32_every(root - 0.06, root + 0.06, 5)  # the window and its edges
     truth = oracle.dmish_oracle(x)
     d = numerics.dmish_ours(x, numerics=model)
-    assert errors.summarize(d, truth).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
+    assert error_summary.summarize(d, truth).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
     assert precision_standard.evaluate(d, truth).passed
 
 
@@ -102,7 +108,7 @@ def test_tanhx_branch_with_exact_t_matches_ours(exhaustive):
     x, truth = exhaustive
     x32 = x.astype(np.float32)
     via_t = numerics.dmish_tanhx(x32, oracle.tanh_softplus_oracle(x32)).astype(x.dtype)
-    assert errors.summarize(via_t, truth).max_ulp <= 1
+    assert error_summary.summarize(via_t, truth).max_ulp <= 1
     assert np.mean(via_t == numerics.dmish_ours(x)) > 0.9999
 
 
@@ -131,8 +137,8 @@ def test_b2_naive_fails_beyond_its_y1_threshold():
 def test_sign_split_drifts_for_large_x_where_ours_does_not():
     x = np.linspace(8, 16, 4001, dtype=np.float32)
     truth = oracle.dmish_oracle(x)
-    assert errors.summarize(numerics.dmish_sign_split(x), truth).max_ulp >= 10
-    assert errors.summarize(numerics.dmish_ours(x), truth).max_ulp <= 2
+    assert error_summary.summarize(numerics.dmish_sign_split(x), truth).max_ulp >= 10
+    assert error_summary.summarize(numerics.dmish_ours(x), truth).max_ulp <= 2
 
 
 def test_sign_split_gives_nan_at_infinity_and_propagates_nan():
@@ -143,7 +149,7 @@ def test_sign_split_gives_nan_at_infinity_and_propagates_nan():
 def test_v2_loses_relative_accuracy_for_very_negative_bfloat16():
     x = dtypes.all_values("bfloat16")
     x = x[(x.astype(np.float64) > -96) & (x.astype(np.float64) < -14.4)]
-    assert errors.summarize(numerics.dmish_v2(x), oracle.dmish_oracle(x)).max_ulp > 100
+    assert error_summary.summarize(numerics.dmish_v2(x), oracle.dmish_oracle(x)).max_ulp > 100
 
 
 @pytest.mark.parametrize(
@@ -175,8 +181,8 @@ def test_mish_backward_matches_the_oracle_and_keeps_dtype():
         # float32 keeps ULP accuracy only for x >= 0; the 16-bit types everywhere but near
         # the root. d is rounded to float32 before the product: one extra rounding.
         ulp_region = x >= 0 if dtype == "float32" else ~errors.in_root_window(x)
-        assert errors.summarize(out[ulp_region], truth[ulp_region]).max_ulp <= 3
-        summary = errors.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        assert error_summary.summarize(out[ulp_region], truth[ulp_region]).max_ulp <= 3
+        summary = error_summary.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
         assert summary.max_rel_error < 1e-5 and summary.wrong_sign == 0
 
 
@@ -232,16 +238,16 @@ def bulk():
 @pytest.mark.parametrize("model", NUMERICS_MODELS)
 def test_ours_meets_the_bulk_target_ahead_of_pytorch(bulk, model):
     x, truth = bulk
-    ours = errors.summarize(numerics.dmish_ours(x, model), truth)
-    assert errors.check_float32_uniform(ours, model).met
-    pytorch = errors.summarize(numerics.dmish_pytorch(x), truth).within_1ulp_pct
+    ours = error_summary.summarize(numerics.dmish_ours(x, model), truth)
+    assert error_summary.check_float32_uniform(ours, model).met
+    pytorch = error_summary.summarize(numerics.dmish_pytorch(x), truth).within_1ulp_pct
     assert ours.within_1ulp_pct > pytorch or model != "ieee"
 
 
 def test_pytorch_formula_is_float32_arithmetic_with_nan_at_the_infinities(bulk):
     x, truth = bulk
     d = numerics.dmish_pytorch(x)
-    assert d.dtype == np.float32 and errors.summarize(d, truth).within_1ulp_pct > 80
+    assert d.dtype == np.float32 and error_summary.summarize(d, truth).within_1ulp_pct > 80
     wide = x.astype(np.float64)
     t = np.tanh(np.log1p(np.exp(wide)))
     in_float64 = (t + wide / (1 + np.exp(-wide)) * (1 - t * t)).astype(np.float32)
@@ -251,9 +257,9 @@ def test_pytorch_formula_is_float32_arithmetic_with_nan_at_the_infinities(bulk):
 
 def test_a_missed_bulk_target_is_reported(bulk):
     _, truth = bulk
-    exact = errors.summarize(truth, truth)
-    assert errors.check_float32_uniform(exact, "hardware").met
-    missed = errors.check_float32_uniform(
+    exact = error_summary.summarize(truth, truth)
+    assert error_summary.check_float32_uniform(exact, "hardware").met
+    missed = error_summary.check_float32_uniform(
         dataclasses.replace(exact, within_1ulp_pct=81.9), "hardware"
     )
     assert not missed.met and missed.target == ">= 82"

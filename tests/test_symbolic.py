@@ -2,6 +2,7 @@
 
 import mpmath
 import pytest
+import symbolic_forms
 import sympy as sp
 
 from mishgrad.math import oracle, symbolic
@@ -16,19 +17,19 @@ def mish_mp(value: mpmath.mpf) -> mpmath.mpf:
 
 @pytest.fixture(scope="module")
 def proofs() -> dict[str, sp.Expr]:
-    return symbolic.proofs()
+    return symbolic_forms.proofs()
 
 
 @pytest.fixture(scope="module")
-def points() -> symbolic.CriticalPoints:
-    return symbolic.critical_points()
+def points() -> symbolic_forms.CriticalPoints:
+    return symbolic_forms.critical_points()
 
 
 def test_proofs_cover_every_form(proofs):
-    assert set(proofs) == set(symbolic.forms())
+    assert set(proofs) == set(symbolic_forms.forms())
 
 
-@pytest.mark.parametrize("name", [n for n in symbolic.forms() if n != PRINTED])
+@pytest.mark.parametrize("name", [n for n in symbolic_forms.forms() if n != PRINTED])
 def test_every_documented_form_is_proven(proofs, name):
     assert proofs[name] == 0
 
@@ -42,14 +43,14 @@ def test_readme_printed_form_is_not_the_gradient(proofs):
 
 
 def test_the_chain_rule_form_equals_dmish():
-    assert symbolic.difference(symbolic.chain_rule_form()) == 0
+    assert symbolic.difference(symbolic_forms.chain_rule_form()) == 0
 
 
 @pytest.mark.parametrize("positive", [True, False])
 def test_ours_parts(positive):
-    parts = symbolic.ours_parts(positive)
+    parts = symbolic_forms.ours_parts(positive)
     t_x = symbolic.tanh_softplus()
-    expected = {"t": t_x, "1 - t": 1 - t_x, "s": symbolic.sigmoid()}
+    expected = {"t": t_x, "1 - t": 1 - t_x, "s": symbolic_forms.sigmoid()}
     for name, expr in parts.items():
         assert sp.cancel(symbolic.to_rational(expr - expected[name])) == 0, name
 
@@ -61,7 +62,7 @@ def test_to_rational_of_t():
 
 
 def test_second_derivative_matches_mpmath_diff():
-    f = sp.lambdify(symbolic.x, symbolic.second_derivative(), "mpmath")
+    f = sp.lambdify(symbolic.x, symbolic_forms.second_derivative(), "mpmath")
     with mpmath.workdps(30):
         for point in ("-3.5", "-0.25", "0.7", "4"):
             value = mpmath.mpf(point)
@@ -177,12 +178,12 @@ def test_notebook_01s_expressions_are_the_packages():
     assert symbolic.mish() == x * t_x
     assert symbolic.dmish() == sp.diff(x * t_x, x)
     assert symbolic.tanh_softplus() == t_x
-    assert symbolic.sigmoid() == 1 / (1 + sp.exp(-x))
+    assert symbolic_forms.sigmoid() == 1 / (1 + sp.exp(-x))
 
 
 def test_notebook_01s_formulas_are_the_packages_forms():
-    """Each formula notebook 01 writes is, on the same range, the one symbolic.forms() holds."""
-    forms, written = symbolic.forms(), _notebook_01s_formulas()
+    """Each formula notebook 01 writes is, on the same range, the one forms() holds."""
+    forms, written = symbolic_forms.forms(), _notebook_01s_formulas()
     assert list(written) == list(forms)
     for name, (expr, claimed) in written.items():
         assert claimed == forms[name][1], name
@@ -192,13 +193,13 @@ def test_notebook_01s_formulas_are_the_packages_forms():
 def test_to_rational_is_notebook_01s_three_steps():
     """symbolic.to_rational performs the three steps notebook 01 shows on t, for every formula."""
     exprs = [symbolic.tanh_softplus(), symbolic.dmish()]
-    exprs += [expr for expr, _ in symbolic.forms().values()]
+    exprs += [expr for expr, _ in symbolic_forms.forms().values()]
     for expr in exprs:
         assert symbolic.to_rational(expr) == _notebook_01s_rational(expr)
 
 
 def test_notebook_01s_proofs_are_the_packages(proofs):
-    """Notebook 01's cancelled differences are symbolic.proofs(), the printed B1's included."""
+    """Notebook 01's cancelled differences are proofs(), the printed B1's included."""
     x, E = symbolic.x, symbolic.E
     d = _notebook_01s_rational(symbolic.dmish())
     for name, (expr, _) in _notebook_01s_formulas().items():
@@ -222,7 +223,7 @@ def test_notebook_01s_critical_points_are_the_packages(points):
 
     with mpmath.workdps(30):
         (root,) = zeros(symbolic.dmish())
-        low, high = zeros(symbolic.second_derivative())
+        low, high = zeros(symbolic_forms.second_derivative())
         found = [(points.root, root), (points.d_min_x, low), (points.d_max_x, high)]
         assert all(abs(theirs - ours) < mpmath.mpf("1e-25") for theirs, ours in found)
     shown = [points.root, points.mish_min, points.d_min_x, points.d_min, points.d_max_x]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import analytic_thresholds as closed_form
+import error_checks
 import mpmath
 import numpy as np
 import pytest
@@ -27,13 +29,13 @@ def exhaustive_first_overflow(expression, dtype: str) -> float:
 
 
 def test_overflow_bound_is_max_plus_half_ulp():
-    assert thresholds.overflow_bound("float16") == 65504.0 + 16.0
+    assert closed_form.overflow_bound("float16") == 65504.0 + 16.0
     flt_max = float(np.finfo(np.float32).max)
-    assert thresholds.overflow_bound("float32") == flt_max + 2.0**103
+    assert closed_form.overflow_bound("float32") == flt_max + 2.0**103
     bf16_max = float(dtypes.float_info("bfloat16").max)
-    assert thresholds.overflow_bound("bfloat16") == bf16_max + 2.0**119
+    assert closed_form.overflow_bound("bfloat16") == bf16_max + 2.0**119
     for name in ALL_DTYPES:
-        bound = thresholds.overflow_bound(name)
+        bound = closed_form.overflow_bound(name)
         largest = float(dtypes.float_info(name).max)
         # Between the maximum and the bound rounds down to the maximum; the bound to inf.
         below = np.array([(largest + bound) / 2, bound])
@@ -43,17 +45,17 @@ def test_overflow_bound_is_max_plus_half_ulp():
 
 
 def test_exact_expressions_match_the_overflowing_ones():
-    assert set(thresholds.EXACT) == set(thresholds.OVERFLOWING)
-    for name, expression in thresholds.OVERFLOWING.items():
-        exact, _ = thresholds.EXACT[name]
+    assert set(closed_form.EXACT) == set(closed_form.OVERFLOWING)
+    for name, expression in closed_form.OVERFLOWING.items():
+        exact, _ = closed_form.EXACT[name]
         value = float(expression(np.array([3.0]))[0])
         assert value == pytest.approx(float(exact(mpmath.mpf(3))), rel=1e-14)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_closed_forms(dtype: str):
-    omega = thresholds.overflow_bound(dtype)
-    analytic = thresholds.analytic_overflow_threshold
+    omega = closed_form.overflow_bound(dtype)
+    analytic = closed_form.analytic_overflow_threshold
     assert analytic("e^x", dtype) == pytest.approx(math.log(omega), rel=1e-15)
     assert analytic("e^2x", dtype) == pytest.approx(math.log(omega) / 2, rel=1e-15)
     assert analytic("(1 + e^x)^2", dtype) == pytest.approx(
@@ -66,30 +68,30 @@ def test_closed_forms(dtype: str):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-@pytest.mark.parametrize("name", list(thresholds.OVERFLOWING))
+@pytest.mark.parametrize("name", list(closed_form.OVERFLOWING))
 def test_overflow_threshold_is_analytic_value_rounded_up_into_the_grid(dtype: str, name: str):
-    measured = thresholds.overflow_threshold(thresholds.OVERFLOWING[name], dtype)
-    analytic = thresholds.analytic_overflow_threshold(name, dtype)
-    assert measured == thresholds.grid_ceil(analytic, dtype)
+    measured = thresholds.overflow_threshold(closed_form.OVERFLOWING[name], dtype)
+    analytic = closed_form.analytic_overflow_threshold(name, dtype)
+    assert measured == closed_form.grid_ceil(analytic, dtype)
     assert measured >= analytic
     # The neighbour below does not overflow.
     below = dtypes.from_ordered(dtypes.ordered(np.array([measured], dtype=dtype)) - 1, dtype)
     with np.errstate(all="ignore"):
-        assert np.isfinite(thresholds.OVERFLOWING[name](below)[0])
+        assert np.isfinite(closed_form.OVERFLOWING[name](below)[0])
 
 
 def test_float32_exp_threshold_is_ln_flt_max_rounded_up():
     flt_max = float(np.finfo(np.float32).max)
-    measured = thresholds.overflow_threshold(thresholds.OVERFLOWING["e^x"], "float32")
-    assert measured == thresholds.grid_ceil(math.log(flt_max), "float32")
-    measured2 = thresholds.overflow_threshold(thresholds.OVERFLOWING["e^2x"], "float32")
-    assert measured2 == thresholds.grid_ceil(math.log(flt_max) / 2, "float32")
+    measured = thresholds.overflow_threshold(closed_form.OVERFLOWING["e^x"], "float32")
+    assert measured == closed_form.grid_ceil(math.log(flt_max), "float32")
+    measured2 = thresholds.overflow_threshold(closed_form.OVERFLOWING["e^2x"], "float32")
+    assert measured2 == closed_form.grid_ceil(math.log(flt_max) / 2, "float32")
 
 
 @pytest.mark.parametrize("dtype", HALF_DTYPES)
-@pytest.mark.parametrize("name", list(thresholds.OVERFLOWING))
+@pytest.mark.parametrize("name", list(closed_form.OVERFLOWING))
 def test_overflow_threshold_equals_exhaustive_scan(dtype: str, name: str):
-    expression = thresholds.OVERFLOWING[name]
+    expression = closed_form.OVERFLOWING[name]
     assert thresholds.overflow_threshold(expression, dtype) == exhaustive_first_overflow(
         expression, dtype
     )
@@ -97,13 +99,13 @@ def test_overflow_threshold_equals_exhaustive_scan(dtype: str, name: str):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_underflow_and_subnormal_thresholds_are_analytic_rounded_down(dtype: str):
-    underflow = thresholds.exp_underflow_threshold(dtype)
-    subnormal = thresholds.exp_subnormal_threshold(dtype)
-    assert underflow == thresholds.grid_floor(thresholds.analytic_exp_underflow(dtype), dtype)
-    assert subnormal == thresholds.grid_floor(thresholds.analytic_exp_subnormal(dtype), dtype)
+    underflow = closed_form.exp_underflow_threshold(dtype)
+    subnormal = closed_form.exp_subnormal_threshold(dtype)
+    assert underflow == closed_form.grid_floor(closed_form.analytic_exp_underflow(dtype), dtype)
+    assert subnormal == closed_form.grid_floor(closed_form.analytic_exp_subnormal(dtype), dtype)
     assert underflow < subnormal < 0
     info = dtypes.float_info(dtype)
-    assert thresholds.analytic_exp_underflow(dtype) == pytest.approx(
+    assert closed_form.analytic_exp_underflow(dtype) == pytest.approx(
         math.log(float(info.smallest_subnormal)) - math.log(2)
     )
 
@@ -113,9 +115,9 @@ def test_underflow_and_subnormal_thresholds_equal_exhaustive_scan(dtype: str):
     x = dtypes.all_values(dtype)
     with np.errstate(all="ignore"):
         e = np.exp(x)
-    assert thresholds.exp_underflow_threshold(dtype) == float(x[e == 0].max())
+    assert closed_form.exp_underflow_threshold(dtype) == float(x[e == 0].max())
     tiny = dtypes.float_info(dtype).tiny
-    assert thresholds.exp_subnormal_threshold(dtype) == float(x[e < tiny].max())
+    assert closed_form.exp_subnormal_threshold(dtype) == float(x[e < tiny].max())
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -123,20 +125,23 @@ def test_grid_ceil_floor_and_steps(dtype: str):
     rng = np.random.default_rng(7)
     values = rng.uniform(-200, 200, 200)
     for value in values:
-        up, down = thresholds.grid_ceil(value, dtype), thresholds.grid_floor(value, dtype)
+        up, down = (
+            closed_form.grid_ceil(value, dtype),
+            closed_form.grid_floor(value, dtype),
+        )
         assert down <= value <= up
-        assert thresholds.grid_steps(up, down, dtype) in (0, 1)
+        assert closed_form.grid_steps(up, down, dtype) in (0, 1)
         assert (up == down) == (up == value)
     on_grid = float(np.array([1.5], dtype=dtype)[0])
-    assert thresholds.grid_ceil(on_grid, dtype) == thresholds.grid_floor(on_grid, dtype) == 1.5
-    assert thresholds.grid_steps(2.0, 1.0, dtype) == 2 ** (dtypes.float_info(dtype).nmant)
+    assert closed_form.grid_ceil(on_grid, dtype) == closed_form.grid_floor(on_grid, dtype) == 1.5
+    assert closed_form.grid_steps(2.0, 1.0, dtype) == 2 ** (dtypes.float_info(dtype).nmant)
 
 
 def test_failure_masks_on_synthetic_results():
     x = np.array([-2.0, -1.0, 0.5, 3.0, 5.0], dtype=np.float16)
     truth = oracle.dmish_oracle(x)
     clean = errors.failure_masks(x, truth.copy(), truth)
-    assert list(clean) == list(errors.FAILURE_KINDS)
+    assert list(clean) == list(error_checks.FAILURE_KINDS)
     assert not any(mask.any() for mask in clean.values())
     broken = truth.copy()
     broken[0] = np.nan
@@ -175,17 +180,17 @@ def test_b1_nan_region_starts_where_x_exp_x_overflows_in_float32(dtype: str):
     x = dtypes.all_values(dtype)
     truth = oracle.dmish_oracle(x)
     result = numerics.dmish_b1(x, oracle.tanh_softplus_oracle(x))
-    regions = errors.failure_regions(x, result, truth)
-    float32_edge = thresholds.overflow_threshold(thresholds.OVERFLOWING["x e^x"], "float32")
+    regions = error_checks.failure_regions(x, result, truth)
+    float32_edge = thresholds.overflow_threshold(closed_form.OVERFLOWING["x e^x"], "float32")
     largest = float(dtypes.float_info(dtype).max)
-    assert regions["NaN"] == [(thresholds.grid_ceil(float32_edge, dtype), largest)]
+    assert regions["NaN"] == [(closed_form.grid_ceil(float32_edge, dtype), largest)]
     assert regions["±Inf"] == [] and regions["wrong sign"] == []
 
 
 @pytest.mark.parametrize("dtype", HALF_DTYPES)
 def test_ours_has_no_failure_region(dtype: str):
     x = dtypes.all_values(dtype)
-    regions = errors.failure_regions(x, numerics.dmish_ours(x), oracle.dmish_oracle(x))
+    regions = error_checks.failure_regions(x, numerics.dmish_ours(x), oracle.dmish_oracle(x))
     assert all(intervals == [] for intervals in regions.values())
 
 
@@ -202,7 +207,7 @@ def test_notebook_02s_bisection_finds_the_package_thresholds():
         "x e^x": lambda x: x * np.exp(x),
         "4x e^x (e^x + 1)  (y1 numerator)": lambda x: 4 * x * np.exp(x) * (np.exp(x) + 1),
     }
-    assert set(written) == set(thresholds.OVERFLOWING)
+    assert set(written) == set(closed_form.OVERFLOWING)
 
     def bisect(predicate, dtype):  # the smallest x in [0, 1e4] where predicate turns true
         low, high = (int(k) for k in dtypes.ordered(np.array([0.0, 1e4], dtype)))
@@ -217,10 +222,12 @@ def test_notebook_02s_bisection_finds_the_package_thresholds():
         dtype, tiny = dtypes.as_dtype(name), float(dtypes.float_info(name).tiny)
         for label, f in written.items():
             found = bisect(lambda x, f=f: np.isinf(f(x)), dtype)
-            assert found == thresholds.overflow_threshold(thresholds.OVERFLOWING[label], name)
+            assert found == thresholds.overflow_threshold(closed_form.OVERFLOWING[label], name)
         subnormal = -bisect(lambda x, tiny=tiny: np.exp(-x) < tiny, dtype)
-        assert subnormal == thresholds.exp_subnormal_threshold(name)
-        assert -bisect(lambda x: np.exp(-x) == 0, dtype) == thresholds.exp_underflow_threshold(name)
+        assert subnormal == closed_form.exp_subnormal_threshold(name)
+        assert -bisect(lambda x: np.exp(-x) == 0, dtype) == closed_form.exp_underflow_threshold(
+            name
+        )
 
 
 def test_notebook_03s_bisection_finds_the_float32_thresholds():
@@ -245,7 +252,7 @@ def test_notebook_03s_bisection_finds_the_float32_thresholds():
         numerator = first_float32(lambda x: np.isinf(4 * x * np.exp(x) * (np.exp(x) + 1)), 1, 1000)
         y1_zero = first_float32(lambda x: (1 / ((1 + np.exp(x)) ** 2 + 1)) ** 2 == 0, 1, 1000)
     log_zero = first_float32(lambda a: np.log(1 + np.exp(-a)) == 0, 1, 1000)
-    overflowing = thresholds.OVERFLOWING
+    overflowing = closed_form.OVERFLOWING
     assert x_exp == thresholds.overflow_threshold(overflowing["x e^x"], "float32")
     y1_label = "4x e^x (e^x + 1)  (y1 numerator)"
     assert numerator == thresholds.overflow_threshold(overflowing[y1_label], "float32")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import error_summary
 import numpy as np
 import precision_standard
 import pytest
@@ -35,12 +36,12 @@ def assert_accurate(out: np.ndarray, grad: np.ndarray, x: np.ndarray) -> None:
     if out.dtype == np.float32:
         positive = x >= 0
         if positive.any():  # d within 4 ULP, plus the product's own rounding
-            assert errors.summarize(out[positive], truth[positive]).max_ulp <= 5
-        summary = errors.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+            assert error_summary.summarize(out[positive], truth[positive]).max_ulp <= 5
+        summary = error_summary.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
         assert not summary.max_rel_error > 1.1e-5  # NaN: no element where it applies
     else:
-        assert errors.summarize(out, truth).max_ulp <= 1
-    assert errors.summarize(out, truth).spurious_nonfinite == 0
+        assert error_summary.summarize(out, truth).max_ulp <= 1
+    assert error_summary.summarize(out, truth).spurious_nonfinite == 0
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -80,16 +81,20 @@ def test_16bit_and_float32_derivative_meets_the_targets(dtype, model):
     d = twin.run_kernel(np.ones_like(x), x, numerics=model).out
     truth = oracle.dmish_oracle(x)
     if dtype == "float32":
-        whole = errors.summarize(
+        whole = error_summary.summarize(
             d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
         )
-        checks = errors.check_float32(whole, errors.summarize(d[x >= 0], truth[x >= 0]))
+        checks = error_summary.check_float32(
+            whole, error_summary.summarize(d[x >= 0], truth[x >= 0])
+        )
         uniform = slice(parts["grid"].size, parts["grid"].size + parts["uniform"].size)
         checks.append(
-            errors.check_float32_uniform(errors.summarize(d[uniform], truth[uniform]), model)
+            error_summary.check_float32_uniform(
+                error_summary.summarize(d[uniform], truth[uniform]), model
+            )
         )
     else:
-        checks = errors.check_16bit(errors.summarize(d, truth))
+        checks = error_summary.check_16bit(error_summary.summarize(d, truth))
     assert all(check.met for check in checks), checks
 
 
@@ -126,10 +131,10 @@ def test_kernel_keeps_d_normal_where_the_exponential_flushes(model):
     truth = oracle.dmish_oracle(x)
     for tanhx in (None, oracle.tanh_softplus_oracle(x)):
         d = twin.run_kernel(np.ones_like(x), x, tanhx, numerics=model).out
-        normal = errors.summarize(d, truth, rel_mask=errors.float32_rel_mask(x))
+        normal = error_summary.summarize(d, truth, rel_mask=errors.float32_rel_mask(x))
         assert normal.max_rel_error <= errors.FLOAT32_MAX_REL_ERROR and normal.wrong_sign == 0
-        tail = errors.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
-        assert errors.check_float32_subnormal(tail).met
+        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        assert error_summary.check_float32_subnormal(tail).met
 
 
 @pytest.mark.parametrize("model", twin.NUMERICS_MODELS)
@@ -138,7 +143,7 @@ def test_kernel_passes_cann_standard_across_the_root_window(model):
     x = samples.float32_every(root - 0.06, root + 0.06, 3)
     truth = oracle.dmish_oracle(x)
     d = twin.run_kernel(np.ones_like(x), x, numerics=model).out
-    assert errors.summarize(d, truth).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
+    assert error_summary.summarize(d, truth).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
     assert precision_standard.evaluate(d, truth).passed
 
 

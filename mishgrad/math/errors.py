@@ -1,4 +1,4 @@
-"""Measuring error: ULP distances, summaries, and the accuracy targets.
+"""Measuring error: ULP distances, the accuracy targets, and where a formula fails.
 
 The unit of error is the ULP of the *output* dtype: the distance between a result and
 the correctly rounded truth, counted in representable values (see
@@ -7,11 +7,13 @@ passes through zero: a method that forms d = t + p from a rounded t keeps an abs
 error of about half an ULP of t there, which is a large *relative* error; a root-centred
 evaluation does not (:mod:`mishgrad.math.numerics`). :data:`ROOT_WINDOW` marks that band,
 where the float32 relative error is also reported on its own.
+
+Summaries of a whole batch of results, and the targets checked on them, are
+``bench/error_summary.py`` (bench/ and the tests use them).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -63,35 +65,12 @@ FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 FLOAT32_WITHIN_1ULP_UNIFORM_PCT: Final = {"ieee": 92.0, "hardware": 82.0, "adversarial": 78.0}
 
 
-def _result_and_truth(result: npt.ArrayLike, truth: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def result_and_truth(result: npt.ArrayLike, truth: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Both as native arrays of MishGrad's dtypes (:func:`~mishgrad.math.dtypes.as_floats`).
 
     The measures read the floats' bits, so a ``>f4`` array must be converted, not viewed.
     """
     return as_floats(result, "result"), as_floats(truth, "truth")
-
-
-def operator_close(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
-    """Where an operator result ``grad * d`` is as close to the oracle as the targets promise.
-
-    The one tolerance for every run of the whole operator, on the twin under any numerics
-    model and on an NPU (``MISHGRAD_BACKEND=ascend``): it follows from the targets, not from
-    one machine's last bits. float16/bfloat16: d is within the float32 relative error target
-    before ``grad * d`` is rounded once, so the result is within 1 ULP
-    (:data:`HALF_MAX_ULP`). float32: relative error :data:`FLOAT32_MAX_REL_ERROR` plus one
-    rounding of the product, with :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` times 2 as the
-    absolute floor where the result is subnormal; or within 2 ULP. Equal NaNs are close.
-    Arrays of any byte order; lists are float32.
-    """
-    result, truth = _result_and_truth(result, truth)
-    distance = ulp_distance(result, truth)
-    if result.dtype != np.float32:
-        return distance <= HALF_MAX_ULP
-    wide_result, wide_truth = result.astype(np.float64), truth.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        allowed = (FLOAT32_MAX_REL_ERROR + 2.0**-24) * np.abs(wide_truth)
-        near = np.abs(wide_result - wide_truth) <= allowed + 2 * FLOAT32_MAX_ABS_ERROR_SUBNORMAL
-    return (distance <= 2) | near
 
 
 def ulp_distance(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
@@ -100,7 +79,7 @@ def ulp_distance(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     Zero for equal values (``+0`` and ``-0`` are equal, and so are two NaNs); ``inf``
     where exactly one side is NaN.
     """
-    result, truth = _result_and_truth(result, truth)
+    result, truth = result_and_truth(result, truth)
     if result.dtype != truth.dtype:
         raise ValueError(f"dtypes differ: {result.dtype} vs {truth.dtype}")
     distance = np.asarray(np.abs(ordered(result) - ordered(truth)), dtype=np.float64)
@@ -109,88 +88,6 @@ def ulp_distance(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     distance[result_nan | truth_nan] = np.inf
     distance[result_nan & truth_nan] = 0.0
     return distance
-
-
-@dataclass(frozen=True)
-class ErrorSummary:
-    """How far one formula's results are from the truth over one set of inputs.
-
-    Attributes
-    ----------
-    count
-        Number of inputs.
-    max_ulp
-        Largest ULP distance where both result and truth are finite.
-    correctly_rounded_pct, within_1ulp_pct
-        Share of inputs with distance 0, and with distance <= 1 (percent).
-    spurious_nonfinite
-        Results that are NaN or infinite where the truth is finite.
-    wrong_sign
-        Results whose sign is opposite to the truth (both nonzero).
-    max_rel_error
-        Largest ``|result - truth| / |truth|`` over the relative-error mask (NaN if empty).
-    max_abs_error
-        Largest ``|result - truth|`` over the absolute-error mask (NaN if empty).
-
-    """
-
-    count: int
-    max_ulp: float
-    correctly_rounded_pct: float
-    within_1ulp_pct: float
-    spurious_nonfinite: int
-    wrong_sign: int
-    max_rel_error: float
-    max_abs_error: float
-
-
-def _masked_max(values: np.ndarray, mask: np.ndarray) -> float:
-    return float(values[mask].max()) if mask.any() else float("nan")
-
-
-def _percent(mask: np.ndarray) -> float:
-    return 100.0 * float(np.mean(mask)) if mask.size else float("nan")
-
-
-def summarize(
-    result: npt.ArrayLike,
-    truth: npt.ArrayLike,
-    *,
-    rel_mask: npt.ArrayLike | None = None,
-    abs_mask: npt.ArrayLike | None = None,
-) -> ErrorSummary:
-    """Summarize ``result`` against the correctly rounded ``truth`` (same dtype and shape).
-
-    Parameters
-    ----------
-    result, truth
-        Arrays of one dtype (any byte order); ``truth`` from :mod:`mishgrad.math.oracle`.
-    rel_mask
-        Where relative error counts; default: wherever the truth is finite and nonzero.
-    abs_mask
-        Where absolute error counts; default: nowhere.
-
-    """
-    result, truth = map(np.ravel, _result_and_truth(result, truth))
-    r64, t64 = result.astype(np.float64), truth.astype(np.float64)
-    distance = ulp_distance(result, truth)
-    both_finite = np.isfinite(r64) & np.isfinite(t64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        abs_error = np.abs(r64 - t64)
-        rel_error = abs_error / np.abs(t64)
-    valid_rel = both_finite & (t64 != 0)
-    rel = valid_rel if rel_mask is None else valid_rel & np.ravel(rel_mask)
-    absolute = np.zeros_like(both_finite) if abs_mask is None else both_finite & np.ravel(abs_mask)
-    return ErrorSummary(
-        count=int(result.size),
-        max_ulp=_masked_max(distance, both_finite),
-        correctly_rounded_pct=_percent(distance == 0),
-        within_1ulp_pct=_percent(distance <= 1),
-        spurious_nonfinite=int(np.sum(~np.isfinite(r64) & np.isfinite(t64))),
-        wrong_sign=int(np.sum(r64 * t64 < 0)),
-        max_rel_error=_masked_max(rel_error, rel),
-        max_abs_error=_masked_max(abs_error, absolute),
-    )
 
 
 def in_root_window(x: npt.ArrayLike) -> np.ndarray:
@@ -210,109 +107,9 @@ def float32_subnormal_mask(x: npt.ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=np.float64) < FLOAT32_SUBNORMAL_EDGE
 
 
-@dataclass(frozen=True)
-class Check:
-    """One accuracy target, the measured value and whether it is met."""
-
-    criterion: str
-    measured: float
-    target: str
-    met: bool
-
-
-def check_16bit(summary: ErrorSummary) -> list[Check]:
-    """The float16/bfloat16 targets over every finite input."""
-    return [
-        Check("max ULP", summary.max_ulp, f"<= {HALF_MAX_ULP:g}", summary.max_ulp <= HALF_MAX_ULP),
-        Check(
-            "% correctly rounded",
-            summary.correctly_rounded_pct,
-            f">= {HALF_CORRECTLY_ROUNDED_PCT:g}",
-            summary.correctly_rounded_pct >= HALF_CORRECTLY_ROUNDED_PCT,
-        ),
-        Check("spurious NaN/Inf", summary.spurious_nonfinite, "0", summary.spurious_nonfinite == 0),
-    ]
-
-
-def check_float32(whole: ErrorSummary, positive: ErrorSummary) -> list[Check]:
-    """The float32 targets.
-
-    Parameters
-    ----------
-    whole
-        The documented sample, with :func:`float32_rel_mask` and the root window as masks.
-    positive
-        The sample's x >= 0 part.
-
-    """
-    return [
-        Check("spurious NaN/Inf", whole.spurious_nonfinite, "0", whole.spurious_nonfinite == 0),
-        Check("wrong sign", whole.wrong_sign, "0", whole.wrong_sign == 0),
-        Check(
-            "max ULP, x >= 0",
-            positive.max_ulp,
-            f"<= {FLOAT32_MAX_ULP_POSITIVE:g}",
-            positive.max_ulp <= FLOAT32_MAX_ULP_POSITIVE,
-        ),
-        Check(
-            "max rel. error where d is normal",
-            whole.max_rel_error,
-            f"<= {FLOAT32_MAX_REL_ERROR:g}",
-            whole.max_rel_error <= FLOAT32_MAX_REL_ERROR,
-        ),
-        Check(
-            "max abs. error in root window",
-            whole.max_abs_error,
-            f"<= {FLOAT32_MAX_ABS_ERROR_ROOT:g}",
-            whole.max_abs_error <= FLOAT32_MAX_ABS_ERROR_ROOT,
-        ),
-    ]
-
-
-def check_float32_uniform(uniform: ErrorSummary, model: str) -> Check:
-    """The float32 target on uniform[-20, 20] under the numerics ``model``."""
-    target = FLOAT32_WITHIN_1ULP_UNIFORM_PCT[model]
-    return Check(
-        "% within 1 ULP, uniform[-20, 20]",
-        uniform.within_1ulp_pct,
-        f">= {target:g}",
-        uniform.within_1ulp_pct >= target,
-    )
-
-
-def check_float32_subnormal(tail: ErrorSummary) -> Check:
-    """The float32 target where d is subnormal.
-
-    ``tail`` summarizes inputs with :func:`float32_subnormal_mask` as its absolute mask.
-    """
-    return Check(
-        "max abs. error where d is subnormal",
-        tail.max_abs_error,
-        "<= 2^-126",
-        not tail.max_abs_error > FLOAT32_MAX_ABS_ERROR_SUBNORMAL,
-    )
-
-
-def mask_intervals(x: npt.ArrayLike, mask: npt.ArrayLike) -> list[tuple[float, float]]:
-    """The maximal runs of sorted ``x`` where ``mask`` holds, as (first x, last x) pairs.
-
-    ``x`` must be sorted (as :func:`mishgrad.math.dtypes.all_values` returns it); a run ends
-    at the last sample where the mask holds, so the intervals are exact for exhaustive
-    inputs and approximate to the sample spacing otherwise.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    mask = np.asarray(mask, dtype=bool)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    starts, stops = edges[::2], edges[1::2]
-    return [(float(x[a]), float(x[b - 1])) for a, b in zip(starts, stops, strict=True)]
-
-
 # --------------------------------------------------------------------------------------
 # Where a formula fails: the kinds of failure the notebooks plot as regions.
 # --------------------------------------------------------------------------------------
-
-#: Kinds of failure, in the order region charts draw them.
-FAILURE_KINDS: Final = ("NaN", "±Inf", "wrong sign", "inaccurate")
 
 
 def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
@@ -328,7 +125,7 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
 
     NaN and infinite results are not flagged here: :func:`failure_masks` names them.
     """
-    result, truth = _result_and_truth(result, truth)
+    result, truth = result_and_truth(result, truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     both = np.isfinite(r64) & np.isfinite(t64)
     distance = np.where(both, ulp_distance(result, truth), 0.0)
@@ -358,7 +155,7 @@ def failure_masks(
     ``inaccurate``
         Finite, of the right sign, but beyond the dtype's target (:func:`misses_target`).
     """
-    result, truth = _result_and_truth(result, truth)
+    result, truth = result_and_truth(result, truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     finite_truth = np.isfinite(t64)
     with np.errstate(invalid="ignore"):
@@ -369,10 +166,3 @@ def failure_masks(
         "wrong sign": wrong_sign,
         "inaccurate": misses_target(x, result, truth) & ~wrong_sign,
     }
-
-
-def failure_regions(
-    x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike
-) -> dict[str, list[tuple[float, float]]]:
-    """Return the x intervals of each failure kind (``x`` sorted), via ``mask_intervals``."""
-    return {kind: mask_intervals(x, mask) for kind, mask in failure_masks(x, result, truth).items()}

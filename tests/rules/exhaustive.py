@@ -8,6 +8,7 @@ import copy
 import math
 from functools import cache
 
+import exhaustive_check
 import exhaustive_run
 
 from mishgrad.evaluation import exhaustive
@@ -36,7 +37,7 @@ def layout_problems(results: dict, models: list[str]) -> list[str]:
             for region, stats in entry["regions"].items()
             if set(stats) != set(exhaustive.empty_stats())
         ]
-        criteria = [check.criterion for check in exhaustive.targets(entry["regions"])]
+        criteria = [check.criterion for check in exhaustive_check.targets(entry["regions"])]
         if [check["criterion"] for check in entry["targets"]] != criteria:
             problems.append(f"{model}: the targets are not {criteria}")
     lines = exhaustive_run.markdown(results).splitlines()
