@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+import trace_checks
 
 from mishgrad.evaluation import roofline, upstream
 from mishgrad.kernel import pipeline, platforms, tiling, twin
@@ -47,7 +48,7 @@ def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanh
     x = np.linspace(-5, 5, 2 * tile).astype(twin.as_dtype(dtype))
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
     run = twin.run_kernel(np.ones_like(x), x, tanhx, cores=1, trace=True)
-    work = pipeline.tile_work(run.trace)[0]
+    work = trace_checks.tile_work(run.trace)[0]
     assert sum(work.vector_repeats) == costs[dtype, has_tanhx].instruction_count * (
         tile // roofline.ELEMENTS_PER_REPEAT
     )

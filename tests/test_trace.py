@@ -12,9 +12,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+import trace_checks
 
 from mishgrad.evaluation import roofline
-from mishgrad.kernel import gm_traffic, pipeline, platforms, source, tiling, trace, twin, ub_layout
+from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, ub_layout
 from mishgrad.math import numerics
 
 A2 = platforms.platform("910B2")
@@ -72,15 +73,15 @@ def test_is_vector():
 def test_tiles_match_the_plan(run32):
     plan = run32.plan
     for core, (_, length) in enumerate(plan.core_slices()):
-        assert trace.tile_count(run32.trace, core) == -(-length // plan.tileLength)
-    assert trace.tile_count(run32.trace, plan.blockDim - 1) == plan.lastTileNum
+        assert trace_checks.tile_count(run32.trace, core) == -(-length // plan.tileLength)
+    assert trace_checks.tile_count(run32.trace, plan.blockDim - 1) == plan.lastTileNum
     events = trace.core_events(run32.trace, 0)
     tiles = trace.tile_indices(events)
     ops = trace.op_names(events)
     assert np.all(tiles[ops == "InitBuffer"] == -1)
     assert np.all(tiles[ops != "InitBuffer"] >= 0)
     assert np.all(np.diff(tiles) >= 0)  # tiles follow one another
-    for tile in range(trace.tile_count(run32.trace, 0)):
+    for tile in range(trace_checks.tile_count(run32.trace, 0)):
         chosen = ops[tiles == tile]
         outs = [
             i
@@ -148,7 +149,7 @@ def test_method_instructions_add_up_to_the_traced_tile(run32):
 def test_every_tile_runs_the_same_instructions(run32):
     first = trace.instruction_counts(run32.trace, 0, 0).by_op
     for core in range(run32.plan.blockDim):
-        for tile in range(trace.tile_count(run32.trace, core)):
+        for tile in range(trace_checks.tile_count(run32.trace, core)):
             assert trace.instruction_counts(run32.trace, core, tile).by_op == first
 
 
@@ -160,7 +161,7 @@ def test_notebook_00s_reading_of_the_trace_is_the_packages():
     copy_out = np.isin(records["op"], [b"DataCopy", b"DataCopyPad"]) & (records["dst"] < 0)
     per_core = np.bincount(records["core"][copy_out], weights=records["count"][copy_out])
     assert per_core.tolist() == [length for _, length in run.plan.core_slices()]
-    assert all(trace.tile_count(records, core) == 1 for core in range(run.plan.blockDim))
+    assert all(trace_checks.tile_count(records, core) == 1 for core in range(run.plan.blockDim))
     calls = records[records["core"] == 0]
     calls = calls[np.argsort(calls["sequence"], kind="stable")]
     ops = np.array([op.decode() for op in calls["op"]])
@@ -179,28 +180,28 @@ def test_notebook_00s_reading_of_the_trace_is_the_packages():
 def test_traffic_is_exactly_the_tensors(runs):
     for (dtype, has_tanhx), run in runs.items():
         nbytes = run.plan.totalLength * np.dtype(numerics.as_dtype(dtype)).itemsize
-        reads = gm_traffic.copy_intervals(run.trace, "in")
-        writes = gm_traffic.copy_intervals(run.trace, "out")
-        assert gm_traffic.covers_exactly(reads, nbytes, 3 if has_tanhx else 2)
-        assert gm_traffic.covers_exactly(writes, nbytes)
-        assert not gm_traffic.covers_exactly(writes, nbytes + 1)
-        assert not gm_traffic.covers_exactly(reads, nbytes, 1)
+        reads = trace_checks.copy_intervals(run.trace, "in")
+        writes = trace_checks.copy_intervals(run.trace, "out")
+        assert trace_checks.covers_exactly(reads, nbytes, 3 if has_tanhx else 2)
+        assert trace_checks.covers_exactly(writes, nbytes)
+        assert not trace_checks.covers_exactly(writes, nbytes + 1)
+        assert not trace_checks.covers_exactly(reads, nbytes, 1)
 
 
 def test_covers_exactly_on_hand_made_intervals():
-    assert gm_traffic.covers_exactly(np.array([[0, 4], [4, 10]]), 10)
-    assert not gm_traffic.covers_exactly(np.array([[0, 4], [5, 10]]), 10)  # gap
-    assert not gm_traffic.covers_exactly(np.array([[0, 5], [4, 10]]), 10)  # overlap
-    assert not gm_traffic.covers_exactly(np.array([[0, 4], [0, 4], [4, 10]]), 10, 2)  # uneven
-    assert gm_traffic.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
-    assert gm_traffic.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
+    assert trace_checks.covers_exactly(np.array([[0, 4], [4, 10]]), 10)
+    assert not trace_checks.covers_exactly(np.array([[0, 4], [5, 10]]), 10)  # gap
+    assert not trace_checks.covers_exactly(np.array([[0, 5], [4, 10]]), 10)  # overlap
+    assert not trace_checks.covers_exactly(np.array([[0, 4], [0, 4], [4, 10]]), 10, 2)  # uneven
+    assert trace_checks.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
+    assert trace_checks.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
     with pytest.raises(ValueError, match="direction"):
-        gm_traffic.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
+        trace_checks.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
 
 
 def test_the_tail_moves_with_datacopypad(run32):
     last = run32.plan.blockDim - 1
-    tile = trace.tile_count(run32.trace, last) - 1
+    tile = trace_checks.tile_count(run32.trace, last) - 1
     ops = trace.op_names(trace.tile_events(run32.trace, last, tile))
     assert "DataCopyPad" in ops and "DataCopy" not in ops
     full = trace.op_names(trace.tile_events(run32.trace, 0, 0))
@@ -220,8 +221,8 @@ def test_ub_map_names_the_budget_buffers(runs):
         assert buffers[0].offset == 0
         assert all(a.end == b.offset for a, b in pairwise(buffers))
         assert all(b.offset % tiling.BLOCK_BYTES == 0 for b in buffers)
-        assert ub_layout.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength) == []
-        wrong = ub_layout.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength - 256)
+        assert trace_checks.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength) == []
+        wrong = trace_checks.budget_mismatches(buffers, size, has_tanhx, run.plan.tileLength - 256)
         assert wrong == [b.name for b in buffers]
         limit = tiling.ub_limit(A2.ub_reported, has_tanhx)
         assert buffers[-1].end <= limit
@@ -284,7 +285,7 @@ def test_repeats():
 
 
 def test_tile_work_adds_up(run32):
-    work = pipeline.tile_work(run32.trace, 0)
+    work = trace_checks.tile_work(run32.trace, 0)
     _, length = run32.plan.core_slices()[0]
     assert sum(w.read_bytes for w in work) == 2 * 4 * length
     assert sum(w.write_bytes for w in work) == 4 * length
@@ -308,7 +309,7 @@ def test_schedule_of_equal_stages():
     assert pipeline.makespan(pipeline.schedule(work, model, buffers=2)) == pytest.approx(700.0)
     # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
     assert pipeline.makespan(pipeline.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
-    assert pipeline.serial_cycles(work, model) == pytest.approx(1500.0)
+    assert trace_checks.serial_cycles(work, model) == pytest.approx(1500.0)
     with pytest.raises(ValueError):
         pipeline.schedule(work, model, buffers=0)
 
@@ -316,7 +317,7 @@ def test_schedule_of_equal_stages():
 @pytest.mark.parametrize("buffers", [1, 2, 3])
 def test_schedule_respects_every_dependency(run32, buffers):
     model = pipeline.PipelineModel(copy_latency_cycles=50.0)
-    work = pipeline.tile_work(run32.trace, 0)
+    work = trace_checks.tile_work(run32.trace, 0)
     spans = pipeline.schedule(work, model, buffers=buffers)
     at = {(s.stage, s.tile): s for s in spans}
     for engine in trace.ENGINES.values():
@@ -329,9 +330,9 @@ def test_schedule_respects_every_dependency(run32, buffers):
         if i >= buffers:
             assert at["CopyIn", i].start >= at["Compute", i - buffers].end
             assert at["Compute", i].start >= at["CopyOut", i - buffers].end
-    busy = pipeline.busy_cycles(spans)
+    busy = trace_checks.busy_cycles(spans)
     assert pipeline.makespan(spans) >= max(busy.values()) - 1e-9
-    assert pipeline.makespan(spans) <= pipeline.serial_cycles(work, model) + 1e-9
+    assert pipeline.makespan(spans) <= trace_checks.serial_cycles(work, model) + 1e-9
     cycles = pipeline.stage_cycles(work[0], model)
     assert cycles["CopyIn"] == pytest.approx(
         2 * 50.0 + work[0].read_bytes / model.copy_bytes_per_cycle
@@ -341,10 +342,10 @@ def test_schedule_respects_every_dependency(run32, buffers):
 def test_double_buffering_never_hurts(runs):
     model = pipeline.PipelineModel()
     for run in runs.values():
-        work = pipeline.tile_work(run.trace, 0)
+        work = trace_checks.tile_work(run.trace, 0)
         one = pipeline.makespan(pipeline.schedule(work, model, buffers=1))
         two = pipeline.makespan(pipeline.schedule(work, model, buffers=2))
-        assert two <= one <= pipeline.serial_cycles(work, model) + 1e-9
+        assert two <= one <= trace_checks.serial_cycles(work, model) + 1e-9
 
 
 # ---------------------------------------------------------------------------------------
@@ -395,7 +396,7 @@ def test_notebook_12s_reading_of_the_trace_is_measure_costs():
     vector = ~copies & ~np.isin(ops, ["InitBuffer", "AllocTensor", "EnQue", "DeQue", "FreeTensor"])
     assert vector.tolist() == [trace.is_vector(op) for op in ops]
     measured = dict(roofline.measure_cost("float32", False).instructions)
-    assert copy_out.sum() == trace.tile_count(run.trace) == run.plan.lastTileNum == 3
+    assert copy_out.sum() == trace_checks.tile_count(run.trace) == run.plan.lastTileNum == 3
     for t in range(copy_out.sum()):
         names, times = np.unique(ops[vector & (tile == t)], return_counts=True)
         counted = dict(zip(names.tolist(), times.tolist(), strict=True))
@@ -462,7 +463,7 @@ def test_notebook_06s_pipeline_model_is_the_packages(runs):
     assert copy_bytes_per_cycle == pytest.approx(model.copy_bytes_per_cycle)
     for run in runs.values():
         cost = _notebook_06s_stage_cycles(_notebook_06s_calls(run), copy_bytes_per_cycle)
-        work = pipeline.tile_work(run.trace, 0)
+        work = trace_checks.tile_work(run.trace, 0)
         package = [[pipeline.stage_cycles(w, model)[s] for s in trace.STAGES] for w in work]
         np.testing.assert_allclose(cost, package)
         for buffers in (1, 2, 3):
@@ -511,7 +512,7 @@ def test_notebook_06s_ub_map_is_ub_layouts(runs):
         size = np.dtype(numerics.as_dtype(dtype)).itemsize
         ub = ub_layout.ub_map(run.trace, size, has_tanhx)
         assert mine == [[b.name, b.offset, b.bytes, b.copies] for b in ub]
-        assert ub_layout.budget_mismatches(ub, size, has_tanhx, run.plan.tileLength) == []
+        assert trace_checks.budget_mismatches(ub, size, has_tanhx, run.plan.tileLength) == []
         maps[dtype, has_tanhx] = mine
     for has_tanhx in (False, True):
         assert maps["float16", has_tanhx] == maps["bfloat16", has_tanhx]

@@ -11,9 +11,8 @@
   :mod:`~mishgrad.kernel.scratch` is a learner's copy of ``kernel/`` to edit, whose kernel
   :mod:`~mishgrad.kernel.isolation` runs in a worker process (:mod:`~mishgrad.kernel.worker`;
   :mod:`~mishgrad.kernel.shared_tensors`: the tensors it shares, between guard bytes);
-- :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and three analyses
-  are built on it: :mod:`~mishgrad.kernel.gm_traffic`, :mod:`~mishgrad.kernel.ub_layout`,
-  :mod:`~mishgrad.kernel.pipeline`;
+- :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and two analyses
+  are built on it: :mod:`~mishgrad.kernel.ub_layout`, :mod:`~mishgrad.kernel.pipeline`;
 - :mod:`~mishgrad.kernel.opsnn`, :mod:`~mishgrad.kernel.ut`, :mod:`~mishgrad.kernel.misuse`:
   ``kernel/`` as an ops-nn operator directory, its unit tests, and kernels that break the
   hardware's rules on purpose.

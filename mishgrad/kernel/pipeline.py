@@ -2,8 +2,8 @@
 
 The twin runs every call one after another; on the NPU, copy-in (MTE2), vector (V) and
 copy-out (MTE3) instructions go to separate queues that run in parallel, synchronized by the
-queues' EnQue/DeQue/Alloc/Free. :func:`tile_work` reads what each tile asks of each engine
-from the trace, and :func:`schedule` derives a timeline from it with the cost parameters of
+queues' EnQue/DeQue/Alloc/Free. Given what each tile asks of each engine (:class:`TileWork`,
+read from the trace), :func:`schedule` derives a timeline with the cost parameters of
 :class:`PipelineModel`. It is a model, not a measurement.
 """
 
@@ -12,18 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from . import tiling
 from .trace import (
-    COPY_OPS,
     ENGINES,
     STAGES,
-    core_events,
-    is_copy_out,
-    is_vector,
-    op_names,
-    tile_indices,
 )
 
 
@@ -91,34 +83,6 @@ class TileWork:
     write_bytes: int
     read_copies: int = 1
     write_copies: int = 1
-
-
-def tile_work(trace: np.ndarray, core: int = 0) -> list[TileWork]:
-    """The work of every tile of one core, from its trace records."""
-    events = core_events(trace, core)
-    ops = op_names(events)
-    tiles = tile_indices(events)
-    work = []
-    for tile in range(int(tiles.max()) + 1):
-        rows = np.flatnonzero(tiles == tile)
-        copies_in = [r for r in rows if ops[r] in COPY_OPS and events["dst"][r] >= 0]
-        copies_out = [r for r in rows if is_copy_out(ops[r], int(events["dst"][r]))]
-        vector = [
-            repeats(ops[r], int(events["count"][r]), int(events["bytes"][r]))
-            for r in rows
-            if is_vector(ops[r])
-        ]
-        work.append(
-            TileWork(
-                tile,
-                int(events["bytes"][copies_in].sum()),
-                tuple(vector),
-                int(events["bytes"][copies_out].sum()),
-                len(copies_in),
-                len(copies_out),
-            )
-        )
-    return work
 
 
 @dataclass(frozen=True)
@@ -191,16 +155,3 @@ def makespan(spans: Iterable[Span]) -> float:
     """Cycles from the first start to the last end."""
     spans = list(spans)
     return max(s.end for s in spans) - min(s.start for s in spans)
-
-
-def busy_cycles(spans: Iterable[Span]) -> dict[str, float]:
-    """Cycles each engine is busy (MTE2, Vector, MTE3)."""
-    busy = dict.fromkeys(ENGINES.values(), 0.0)
-    for span in spans:
-        busy[span.engine] += span.end - span.start
-    return busy
-
-
-def serial_cycles(work: Sequence[TileWork], model: PipelineModel) -> float:
-    """Cycles if nothing overlapped: the sum of every stage of every tile."""
-    return sum(sum(stage_cycles(item, model).values()) for item in work)

@@ -216,19 +216,6 @@ def plan_for(
     )
 
 
-def v1_overrun_bytes(total_length: int, dtype_size: int, has_tanhx: bool) -> int:
-    """Bytes past the tensor's end that ops-nn v1's tiling makes its last core touch.
-
-    v1 rounds the byte length up to whole blocks (256 bytes without tanhx, 32 with it) and
-    copies whole blocks (ops-nn
-    ``experimental/activation/mish_grad/op_host/mish_grad_tiling.cpp``), so the last core
-    reads and writes up to a block minus one byte past the end of each tensor.
-    """
-    block = v1_block_bytes(has_tanhx)
-    length = total_length * dtype_size
-    return -(-length // block) * block - length
-
-
 #: ops-nn v1's UB part counts: (element size, has tanhx) -> parts; one part is one tile
 #: (ops-nn ``experimental/activation/mish_grad/op_host/mish_grad_tiling.cpp``, lines 31-34).
 V1_PARTS = {(4, False): 12, (2, False): 22, (4, True): 10, (2, True): 16}

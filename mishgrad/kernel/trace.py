@@ -6,9 +6,8 @@
 (``dst``, ``src0``, ``src1``, -1 where not applicable) and, for copies, the byte offset into
 the host tensor (``gm_offset``). This module splits those records by core and tile, labels each
 call with the pipeline stage it belongs to (:func:`stages`) and counts the vector instructions
-of a tile (:func:`instruction_counts`). What is built on it lives beside it: global-memory
-traffic (:mod:`~mishgrad.kernel.gm_traffic`), the UB map (:mod:`~mishgrad.kernel.ub_layout`)
-and the pipeline model (:mod:`~mishgrad.kernel.pipeline`).
+of a tile (:func:`instruction_counts`). What is built on it lives beside it: the UB map
+(:mod:`~mishgrad.kernel.ub_layout`) and the pipeline model (:mod:`~mishgrad.kernel.pipeline`).
 """
 
 from __future__ import annotations
@@ -130,11 +129,6 @@ def tile_events(trace: np.ndarray, core: int = 0, tile: int = 0) -> np.ndarray:
     if chosen.size == 0:
         raise ValueError(f"core {core} has no tile {tile}")
     return chosen
-
-
-def tile_count(trace: np.ndarray, core: int = 0) -> int:
-    """Tiles the core processed."""
-    return int(tile_indices(core_events(trace, core)).max()) + 1
 
 
 # --------------------------------------------------------------------------------------

@@ -71,18 +71,6 @@ def ub_map(trace: np.ndarray, dtype_size: int, has_tanhx: bool, core: int = 0) -
     ]
 
 
-def budget_mismatches(
-    buffers: Sequence[UbBuffer], dtype_size: int, has_tanhx: bool, tile_length: int
-) -> list[str]:
-    """Names of buffers whose size or copies differ from the budget table (empty: all match)."""
-    expected = tiling.budget(dtype_size, has_tanhx)
-    return [
-        buffer.name
-        for buffer, planned in zip(buffers, expected, strict=True)
-        if buffer.bytes != planned.bytes_for(tile_length) or buffer.copies != planned.copies
-    ]
-
-
 def buffer_name(offset: int, buffers: Sequence[UbBuffer]) -> str:
     """Name the UB byte ``offset``: ``"x queue[1]"`` for slot 1 of a queue, ``"temp 0"`` ...
 
