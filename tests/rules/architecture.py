@@ -1,9 +1,10 @@
 """The package's architecture (docs/architecture.md), where import-linter does not look.
 
-``make lint`` runs import-linter's two contracts (pyproject.toml), and tests/test_architecture.py
-plants a violation of each. These rules hold the rest: the top level reads like a table of
-contents, no module is longer than a learner reads at once, each subpackage's docstring names
-the layers it may import, the picture is drawn from the code and shows every module, and the
+``make lint`` runs import-linter's four contracts (pyproject.toml), and
+tests/test_architecture.py plants a violation of each. These rules hold the rest: the top
+level reads like a table of contents, no module is longer than a learner reads at once, each
+subpackage's docstring names the layers it may import, the picture is drawn from the code and
+shows every module, and the
 contracts are the ones the docs describe.
 """
 

@@ -33,8 +33,9 @@ from tools.production import run_time as statements
 from tools.production.translation_entries import join_cjk_lines
 
 #: What a Chinese statement may keep in Latin letters: code, bold marks, figures, CPU, notebook.
-#: (Stricter than mishgrad.book.output_strings' English detector, which needs three words in a
-#: row: a statement is one short sentence, and one untranslated word in it is already wrong.)
+#: (Stricter than tools/production/output_strings.py's English detector, which needs three
+#: words in a row: a statement is one short sentence, and one untranslated word in it is
+#: already wrong.)
 NOT_ENGLISH = re.compile(r"`[^`]*`|\*\*|\d+(\.\d)?|CPU|notebook")
 ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 #: Where a statement is made, the statement, and the text that must make it.
