@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from mishgrad.book import tiling_viz
-from mishgrad.kernel import tiling, ub_layout
+from mishgrad.kernel import tiling
 from mishgrad.kernel.platforms import PLATFORMS
 
 PLANS = {
@@ -43,7 +43,7 @@ def _bars(ax) -> list[Rectangle]:
 @pytest.mark.parametrize("has_tanhx", [False, True])
 def test_every_buffer_has_a_kind_and_colour(size, has_tanhx):
     for buffer in tiling.budget(size, has_tanhx):
-        assert tiling.buffer_kind(buffer.name) in ub_layout.BUFFER_KIND_COLORS
+        assert tiling.buffer_kind(buffer.name) in tiling_viz.BUFFER_KIND_COLORS
     groups = [tiling.buffer_kind(b.name) for b in tiling.budget(size, has_tanhx)]
     assert groups.count("queue") == (4 if has_tanhx else 3)
     assert groups.count("mask") == (0 if has_tanhx else 2)

@@ -31,7 +31,6 @@ from matplotlib.patches import Patch
 
 from mishgrad.kernel import tiling
 from mishgrad.kernel.platforms import PLATFORMS, Platform, platform
-from mishgrad.kernel.ub_layout import BUFFER_KIND_COLORS
 from mishgrad.math.dtypes import DTYPES, as_dtype
 
 from .i18n import translate
@@ -42,8 +41,14 @@ from .report import table
 # The UB budget
 # --------------------------------------------------------------------------------------
 
-#: Colour of each group of buffers in :func:`budget_bars`.
-
+#: Colour of each kind of UB buffer (:func:`mishgrad.kernel.tiling.buffer_kind`) in
+#: :func:`budget_bars`.
+BUFFER_KIND_COLORS: Final[dict[str, str]] = {
+    "queue": "tab:blue",
+    "float32 copy": "tab:green",
+    "temp": "tab:orange",
+    "mask": "tab:purple",
+}
 #: The dtype sizes and branches :func:`budget_bars` draws, with their row labels.
 BUDGET_CASES: Final[tuple[tuple[str, int, bool], ...]] = (
     ("float32, no tanhx", 4, False),
@@ -89,7 +94,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     scratch = chip.select_scratch_begin
     ax.axvspan(scratch / kib, chip.ub_bytes / kib, color="tab:red", alpha=0.15, hatch="//", lw=0)
     ax.axvline(chip.ub_bytes / kib, color="0.3", lw=1.0, ls="--")
-    handles = [Patch(color=c, label=k) for k, c in BUFFER_KIND_COLORS.items() if k != "free"]
+    handles = [Patch(color=c, label=k) for k, c in BUFFER_KIND_COLORS.items()]
     handles += [
         Patch(facecolor="tab:red", alpha=0.15, hatch="//", label="Select scratch area"),
         plt.Line2D([], [], color="black", lw=2.0, label="row's limit"),

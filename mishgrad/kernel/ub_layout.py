@@ -17,15 +17,6 @@ from . import tiling
 from .messages import Ambiguous
 from .trace import core_events, op_names, stages, tile_indices
 
-#: Colour of each kind of UB buffer (:func:`mishgrad.kernel.tiling.buffer_kind`), and of free UB.
-BUFFER_KIND_COLORS: Final[dict[str, str]] = {
-    "queue": "tab:blue",
-    "float32 copy": "tab:green",
-    "temp": "tab:orange",
-    "mask": "tab:purple",
-    "free": "0.92",
-}
-
 
 @dataclass(frozen=True)
 class UbBuffer:
