@@ -7,7 +7,7 @@ A2 and A3, and on no other, so Ascend 950's report is its whole UB. ops-nn's til
 the tiling both 196,608 and 196,352 (:data:`UB_SIZE_FIXTURES`). ``Select`` in its tensor
 modes needs 8 KB of UB as scratch on A2, at 184 KB (AscendC's Select page and the arch-2201
 constants of asc-devkit); on Ascend 950 the count-based ``Select`` our kernel calls needs
-none (the same page). :data:`SOURCES` gives every figure's link; notebook 04 shows them.
+none (the same page). :data:`SOURCES` gives every figure's link.
 """
 
 from __future__ import annotations
