@@ -60,7 +60,9 @@ def sixteen_bit(name: str) -> dict[str, ModelResult]:
         d = kernel_d(x, model)
         summary = error_summary.summarize(d, truth)
         cann = precision.evaluate(d, truth)
-        results[model] = ModelResult(model, summary, error_summary.check_16bit(summary), cann)
+        results[model] = ModelResult(
+            model, summary, error_summary.check_exhaustive(summary, name), cann
+        )
     return results
 
 

@@ -3,7 +3,7 @@
 The targets themselves, and the ULP distance every summary counts in, are
 :mod:`mishgrad.math.errors`' (notebook 03 states and derives them). Here a whole array of
 results is summarised against the correctly rounded truth (:func:`summarize`,
-:class:`ErrorSummary`) and each target is checked on a summary (:func:`check_16bit`,
+:class:`ErrorSummary`) and each target is checked on a summary (:func:`check_exhaustive`,
 :func:`check_float32`, :func:`check_float32_uniform`, :func:`check_float32_subnormal`, each
 a list of :class:`Check`): ``bench/accuracy.py`` prints them, ``bench/exhaustive_run.py`` files
 them, and the tests hold the kernel to them.
@@ -16,14 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from mishgrad.math.dtypes import TABLE
 from mishgrad.math.errors import (
     FLOAT32_MAX_ABS_ERROR_ROOT,
     FLOAT32_MAX_ABS_ERROR_SUBNORMAL,
-    FLOAT32_MAX_REL_ERROR,
-    FLOAT32_MAX_ULP_POSITIVE,
     FLOAT32_WITHIN_1ULP_UNIFORM_PCT,
-    HALF_CORRECTLY_ROUNDED_PCT,
-    HALF_MAX_ULP,
     result_and_truth,
     ulp_distance,
 )
@@ -121,15 +118,18 @@ class Check:
     met: bool
 
 
-def check_16bit(summary: ErrorSummary) -> list[Check]:
-    """The float16/bfloat16 targets over every finite input."""
+def check_exhaustive(summary: ErrorSummary, dtype: str) -> list[Check]:
+    """The targets of a dtype tested exhaustively (float16, bfloat16), over every finite input."""
+    target = TABLE[dtype]
     return [
-        Check("max ULP", summary.max_ulp, f"<= {HALF_MAX_ULP:g}", summary.max_ulp <= HALF_MAX_ULP),
+        Check(
+            "max ULP", summary.max_ulp, f"<= {target.max_ulp:g}", summary.max_ulp <= target.max_ulp
+        ),
         Check(
             "% correctly rounded",
             summary.correctly_rounded_pct,
-            f">= {HALF_CORRECTLY_ROUNDED_PCT:g}",
-            summary.correctly_rounded_pct >= HALF_CORRECTLY_ROUNDED_PCT,
+            f">= {target.correctly_rounded_pct:g}",
+            summary.correctly_rounded_pct >= target.correctly_rounded_pct,
         ),
         Check("spurious NaN/Inf", summary.spurious_nonfinite, "0", summary.spurious_nonfinite == 0),
     ]
@@ -152,14 +152,14 @@ def check_float32(whole: ErrorSummary, positive: ErrorSummary) -> list[Check]:
         Check(
             "max ULP, x >= 0",
             positive.max_ulp,
-            f"<= {FLOAT32_MAX_ULP_POSITIVE:g}",
-            positive.max_ulp <= FLOAT32_MAX_ULP_POSITIVE,
+            f"<= {TABLE['float32'].max_ulp:g}",
+            positive.max_ulp <= TABLE["float32"].max_ulp,
         ),
         Check(
             "max rel. error where d is normal",
             whole.max_rel_error,
-            f"<= {FLOAT32_MAX_REL_ERROR:g}",
-            whole.max_rel_error <= FLOAT32_MAX_REL_ERROR,
+            f"<= {TABLE['float32'].max_rel_error:g}",
+            whole.max_rel_error <= TABLE["float32"].max_rel_error,
         ),
         Check(
             "max abs. error in root window",

@@ -42,7 +42,7 @@ from mishgrad.evaluation.exhaustive import (
 )
 from mishgrad.kernel import twin_build
 from mishgrad.math import errors
-from mishgrad.math.dtypes import float32
+from mishgrad.math.dtypes import TABLE, float32
 
 #: The C++ sources of the oracle and the statistics.
 NATIVE_DIR: Final = Path(__file__).resolve().parent / "native"
@@ -178,7 +178,7 @@ def merge_regions(a: dict[str, Stats], b: dict[str, Stats]) -> dict[str, Stats]:
 def targets(regions: dict[str, Stats]) -> list[Check]:
     """The float32 targets of :mod:`mishgrad.math.errors` and CANN's MERE/MARE, on every input."""
     everything, finite = combined(regions), combined(regions, FINITE_REGIONS)
-    t, power = precision.threshold("float32"), f"2^{precision.THRESHOLD_EXPONENTS['float32']}"
+    t, power = precision.threshold("float32"), f"2^{TABLE['float32'].threshold_exponent}"
     limit = precision.MARE_FACTOR * t
     positive = regions[REGIONS[0]]["max_ulp"]
     return [
@@ -193,14 +193,14 @@ def targets(regions: dict[str, Stats]) -> list[Check]:
         Check(
             "max ULP, x ≥ 0",
             positive,
-            f"≤ {errors.FLOAT32_MAX_ULP_POSITIVE:g}",
-            positive <= errors.FLOAT32_MAX_ULP_POSITIVE,
+            f"≤ {TABLE['float32'].max_ulp:g}",
+            positive <= TABLE["float32"].max_ulp,
         ),
         Check(
             "max rel. error, d normal",
             everything["max_rel_error"],
-            f"≤ {errors.FLOAT32_MAX_REL_ERROR:g}",
-            everything["max_rel_error"] <= errors.FLOAT32_MAX_REL_ERROR,
+            f"≤ {TABLE['float32'].max_rel_error:g}",
+            everything["max_rel_error"] <= TABLE["float32"].max_rel_error,
         ),
         Check(
             "max abs. error, d subnormal",

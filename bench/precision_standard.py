@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from mishgrad.citations import OPBASE, permalink
 from mishgrad.evaluation.precision import FLOOR, MARE_FACTOR, STANDARD_PATH, THRESHOLDS
-from mishgrad.math.dtypes import as_dtype, dtype_name
+from mishgrad.math.dtypes import TABLE, as_dtype, dtype_name
 
 #: The standard in force at :data:`mishgrad.citations.OPBASE`: the mixed tolerance (section
 #: 2.1, lines 59-91), its table (section 2.2, lines 93-140) and the pass rule (lines 142-146).
@@ -44,11 +44,9 @@ class MixedTolerance:
     abs_cap: float
 
 
-#: The current standard's tolerances per dtype.
+#: The current standard's tolerances per dtype (its record's ``mixed_tolerance``).
 MIXED_TOLERANCES: Final[dict[str, MixedTolerance]] = {
-    "float16": MixedTolerance(rtol=2.0**-9, atol=2.0**-9, abs_cap=1e-1),
-    "bfloat16": MixedTolerance(rtol=2.0**-6, atol=2.0**-6, abs_cap=1e-0),
-    "float32": MixedTolerance(rtol=2.0**-10, atol=2.0**-16, abs_cap=1e-2),
+    name: MixedTolerance(*record.mixed_tolerance) for name, record in TABLE.items()
 }
 
 

@@ -13,10 +13,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from mishgrad.math.dtypes import record
 from mishgrad.math.errors import (
     FLOAT32_MAX_ABS_ERROR_SUBNORMAL,
-    FLOAT32_MAX_REL_ERROR,
-    HALF_MAX_ULP,
     failure_masks,
     result_and_truth,
     ulp_distance,
@@ -29,19 +28,20 @@ def operator_close(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     The one tolerance for every run of the whole operator, on the twin under any numerics
     model and on an NPU (``MISHGRAD_BACKEND=ascend``): it follows from the targets, not from
     one machine's last bits. float16/bfloat16: d is within the float32 relative error target
-    before ``grad * d`` is rounded once, so the result is within 1 ULP
-    (:data:`HALF_MAX_ULP`). float32: relative error :data:`FLOAT32_MAX_REL_ERROR` plus one
+    before ``grad * d`` is rounded once, so the result is within its ``max_ulp`` (1 ULP).
+    float32: its ``max_rel_error`` plus one
     rounding of the product, with :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` times 2 as the
     absolute floor where the result is subnormal; or within 2 ULP. Equal NaNs are close.
     Arrays of any byte order; lists are float32.
     """
     result, truth = result_and_truth(result, truth)
     distance = ulp_distance(result, truth)
-    if result.dtype != np.float32:
-        return distance <= HALF_MAX_ULP
+    target = record(result.dtype)
+    if target.exhaustive:
+        return distance <= target.max_ulp
     wide_result, wide_truth = result.astype(np.float64), truth.astype(np.float64)
     with np.errstate(invalid="ignore"):
-        allowed = (FLOAT32_MAX_REL_ERROR + 2.0**-24) * np.abs(wide_truth)
+        allowed = (target.max_rel_error + 2.0**-24) * np.abs(wide_truth)
         near = np.abs(wide_result - wide_truth) <= allowed + 2 * FLOAT32_MAX_ABS_ERROR_SUBNORMAL
     return (distance <= 2) | near
 

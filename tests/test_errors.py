@@ -71,7 +71,7 @@ def test_mask_intervals_finds_maximal_runs():
 
 def test_checks_report_misses():
     bad = error_summary.ErrorSummary(10, 3.0, 99.0, 99.0, 1, 0, 1e-3, 1e-6)
-    verdicts = {c.criterion: c.met for c in error_summary.check_16bit(bad)}
+    verdicts = {c.criterion: c.met for c in error_summary.check_exhaustive(bad, "float16")}
     assert verdicts == {"max ULP": False, "% correctly rounded": False, "spurious NaN/Inf": False}
     good = error_summary.ErrorSummary(10, 1.0, 100.0, 100.0, 0, 0, 1e-7, 1e-8)
     assert all(c.met for c in error_summary.check_float32(good, good))

@@ -31,9 +31,8 @@ def f32_summaries(x, result, truth):
 @pytest.mark.parametrize("model", NUMERICS_MODELS)
 def test_ours_meets_the_16bit_targets_exhaustively(exhaustive, model):
     x, truth = exhaustive
-    checks = error_summary.check_16bit(
-        error_summary.summarize(numerics.dmish_ours(x, numerics=model), truth)
-    )
+    d = numerics.dmish_ours(x, numerics=model)
+    checks = error_summary.check_exhaustive(error_summary.summarize(d, truth), x.dtype.name)
     assert all(c.met for c in checks), checks
 
 
@@ -55,7 +54,7 @@ def test_d_stays_normal_where_the_exponential_is_flushed(model):
     normal = errors.float32_rel_mask(x)
     assert (
         error_summary.summarize(d, truth, rel_mask=normal).max_rel_error
-        <= errors.FLOAT32_MAX_REL_ERROR
+        <= dtypes.TABLE["float32"].max_rel_error
     )
     tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
     assert error_summary.check_float32_subnormal(tail).met and tail.wrong_sign == 0
@@ -67,7 +66,7 @@ def test_root_window_keeps_relative_accuracy_and_passes_cann(model):
     x = samples.float32_every(root - 0.06, root + 0.06, 5)  # the window and its edges
     truth = oracle.dmish_oracle(x)
     d = numerics.dmish_ours(x, numerics=model)
-    assert error_summary.summarize(d, truth).max_rel_error <= errors.FLOAT32_MAX_REL_ERROR
+    assert error_summary.summarize(d, truth).max_rel_error <= dtypes.TABLE["float32"].max_rel_error
     assert precision_standard.evaluate(d, truth).passed
 
 

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-#: aclDataType values (CANN's acl_base.h), by NumPy dtype name.
+from mishgrad.math.dtypes import TABLE
+
+#: aclDataType values (CANN's acl_base.h), by NumPy dtype name: the operator's dtypes from
+#: their records, and the others a hostile caller may pass.
 ACL_DTYPE: Final[dict[str, int]] = {
-    "float32": 0,
-    "float16": 1,
+    **{name: record.acl_code for name, record in TABLE.items()},
     "int8": 2,
     "int32": 3,
     "uint8": 4,
@@ -29,7 +31,6 @@ ACL_DTYPE: Final[dict[str, int]] = {
     "uint64": 10,
     "float64": 11,
     "bool": 12,
-    "bfloat16": 27,
 }
 ACL_FORMAT_ND: Final = 2
 MEMCPY_HOST_TO_DEVICE: Final = 1

@@ -41,16 +41,14 @@ import numpy as np
 import numpy.typing as npt
 
 from mishgrad.citations import OPBASE, permalink
-from mishgrad.math.dtypes import as_dtype, dtype_name
+from mishgrad.math.dtypes import TABLE, as_dtype, dtype_name
 
 #: The floor added to ``|golden|`` in the denominator of the relative error.
 FLOOR: Final = 1e-7
 #: MARE must stay below this multiple of the threshold.
 MARE_FACTOR: Final = 10
-#: The threshold T of each dtype as a power of two: T = 2**exponent.
-THRESHOLD_EXPONENTS: Final[dict[str, int]] = {"float32": -13, "float16": -10, "bfloat16": -7}
-#: The threshold T of each dtype.
-THRESHOLDS: Final[dict[str, float]] = {k: 2.0**e for k, e in THRESHOLD_EXPONENTS.items()}
+#: The threshold T of each dtype (its record's ``threshold_exponent``: T = 2**exponent).
+THRESHOLDS: Final[dict[str, float]] = {k: 2.0**r.threshold_exponent for k, r in TABLE.items()}
 #: Where the standard is stated in cann/opbase.
 STANDARD_PATH: Final = "docs/zh/ops_precision_standard/experimental_standard.md"
 #: opbase at the commit that first released the standard (2026-04-09).

@@ -19,7 +19,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import as_floats, float32, from_ordered, ordered
+from .dtypes import as_floats, float32, from_ordered, ordered, record
 from .oracle import dmish_oracle
 
 #: x interval around the root of dmish/dx, reported on its own (and sampled densely).
@@ -46,17 +46,9 @@ def _float32_normal_edge() -> float:
 #: there only an absolute error can be asked for.
 FLOAT32_SUBNORMAL_EDGE: Final = _float32_normal_edge()
 
-# The accuracy targets. Notebook 03 states the figure each is anchored in (v1's and V2's
-# measured errors, PyTorch's CPU formula, CANN's precision thresholds, AscendC's documented
-# Exp and Div accuracy); notebook 11 checks that they hold under every numerics model of the twin.
-#: float16 and bfloat16, every finite input: largest ULP error, share correctly rounded.
-HALF_MAX_ULP: Final = 1.0
-HALF_CORRECTLY_ROUNDED_PCT: Final = 99.9
-#: float32: ULP error for x >= 0; relative error wherever the correctly rounded d is
-#: normal (root window included); absolute error in the root window and where d is
-#: subnormal.
-FLOAT32_MAX_ULP_POSITIVE: Final = 4.0
-FLOAT32_MAX_REL_ERROR: Final = 1e-5
+# Each dtype's accuracy targets are in its record (mishgrad.math.dtypes.TABLE: max_ulp,
+# correctly_rounded_pct, max_rel_error). float32 also asks for an absolute error in the root
+# window and where the correctly rounded d is subnormal, where no relative error can be asked.
 FLOAT32_MAX_ABS_ERROR_ROOT: Final = 1e-7
 FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 #: float32, per numerics model: the share of results within 1 ULP on uniform[-20, 20], where
@@ -116,10 +108,11 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
     """Return where a finite result misses the accuracy target of its dtype.
 
     float16, bfloat16
-        More than :data:`HALF_MAX_ULP` ULP from the correctly rounded truth.
+        More than the dtype's ``max_ulp`` (its record in :data:`~mishgrad.math.dtypes.TABLE`)
+        from the correctly rounded truth.
     float32
-        More than :data:`FLOAT32_MAX_ULP_POSITIVE` ULP for x >= 0; relative error above
-        :data:`FLOAT32_MAX_REL_ERROR` where d is normal; absolute error above
+        More than its ``max_ulp`` for x >= 0; relative error above its ``max_rel_error``
+        where d is normal; absolute error above
         :data:`FLOAT32_MAX_ABS_ERROR_ROOT` in the root window and above
         :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
 
@@ -129,15 +122,16 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
     both = np.isfinite(r64) & np.isfinite(t64)
     distance = np.where(both, ulp_distance(result, truth), 0.0)
-    if result.dtype.itemsize == 2:
-        return both & (distance > HALF_MAX_ULP)
+    target = record(result.dtype)
+    if target.exhaustive:
+        return both & (distance > target.max_ulp)
     x64 = np.asarray(x, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         absolute = np.where(both, np.abs(r64 - t64), 0.0)
         relative = np.where(both & (t64 != 0), absolute / np.abs(t64), 0.0)
     return both & (
-        ((x64 >= 0) & (distance > FLOAT32_MAX_ULP_POSITIVE))
-        | (float32_rel_mask(x64) & (relative > FLOAT32_MAX_REL_ERROR))
+        ((x64 >= 0) & (distance > target.max_ulp))
+        | (float32_rel_mask(x64) & (relative > target.max_rel_error))
         | (in_root_window(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_ROOT))
         | (float32_subnormal_mask(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_SUBNORMAL))
     )
