@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
 def kernel_copy(tmp_path: Path) -> Path:
     """A private copy of kernel/ that a test may edit."""
     copy = tmp_path / "kernel"
-    shutil.copytree(source.KERNEL_DIR, copy)
+    shutil.copytree(source.OPERATOR_DIR, copy)
     return copy
 
 
@@ -275,7 +275,7 @@ def test_a_new_copy_compiles_nothing_it_did_not_change(kernel_copy, cache, compi
 
 def test_quotes_and_dollars_in_the_path_break_nothing(cache, compiled, tmp_path):
     copy = tmp_path / "it's $HOME and $$ here" / "kernel"
-    shutil.copytree(source.KERNEL_DIR, copy)
+    shutil.copytree(source.OPERATOR_DIR, copy)
     assert tile_length(float32_library(copy)) == 4096
     compiled.clear()
     header = copy / "op_kernel" / "mish_grad.h"

@@ -32,7 +32,7 @@ from . import isolation, tiling
 from .isolation import KernelError, Watchdog
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
-from .source import KERNEL_DIR
+from .source import OPERATOR_DIR
 from .twin_abi import TRACE_DTYPE, TilingData, TraceEvent, TwinConfig
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
@@ -52,22 +52,22 @@ def runs_isolated(
     """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
     ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
-    than the repository's ``kernel/``) runs isolated, so that an endless loop or a crash in an
-    edit cannot take the notebook down, and so does a launch with a plan the caller supplied
+    than the repository's ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash
+    in an edit cannot take the notebook down, and so does a launch with a plan the caller supplied
     (``plan_supplied``: notebooks break plans on purpose). The project's own kernel with its
     own plan, tested under AddressSanitizer, runs in this process, where its trace and timings
     cost nothing extra.
     """
     if isolated is not None:
         return isolated
-    learners = kernel_dir is not None and Path(kernel_dir).resolve() != KERNEL_DIR.resolve()
+    learners = kernel_dir is not None and Path(kernel_dir).resolve() != OPERATOR_DIR.resolve()
     return learners or plan_supplied
 
 
 def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
     """The twin library with the ``dtype`` kernel, built from ``kernel_dir`` if needed.
 
-    ``kernel_dir`` is the ``kernel/`` folder to build from: default the repository's, or a
+    ``kernel_dir`` is the operator's folder to build from: default the repository's, or a
     learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     One dtype per library: an edit to the kernel recompiles one instantiation of it.
     """
@@ -257,7 +257,7 @@ def run_kernel(
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
     kernel_dir
-        The ``kernel/`` folder to build the twin from (default: the repository's; a
+        The operator's folder to build the twin from (default: the repository's; a
         scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
     isolated
         Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of

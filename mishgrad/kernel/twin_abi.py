@@ -18,7 +18,7 @@ from . import tiling
 
 
 class TilingData(ctypes.Structure):
-    """``MishGradTilingData`` (kernel/op_kernel/mish_grad_tiling_data.h), field for field."""
+    """``MishGradTilingData`` (``op_kernel/mish_grad_tiling_data.h``), field for field."""
 
     _fields_ = [
         ("totalLength", ctypes.c_uint64),

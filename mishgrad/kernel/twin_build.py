@@ -1,7 +1,7 @@
 """Building the CPU twin: the real kernel sources compiled with g++ into a cached library.
 
 The twin library is ``kernel/twin`` (our host implementation of the AscendC API subset)
-plus ``kernel/op_kernel/mish_grad.cpp`` compiled once per dtype, linked into one shared
+plus ``kernel/mish_grad/op_kernel/mish_grad.cpp`` compiled once per dtype, linked into one shared
 library (:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
 what it is made of, so editing a kernel file and re-running a cell rebuilds it, and an
 unchanged tree reuses the build.
@@ -56,7 +56,7 @@ from .compile_units import (
     unit_arguments,
     verified,
 )
-from .source import KERNEL_DIR
+from .source import OPERATOR_DIR, TWIN_DIR
 
 __all__ = ["BuildSpec", "TwinBuildError", "build", "build_extra", "cache_root", "kernel_spec"]
 
@@ -90,10 +90,10 @@ _LOAD_CHECK: Final = (
 
 
 def _sources_root(root: Path) -> Path:
-    if not (root / "twin").is_dir():
+    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
         raise TwinBuildError(
-            f"kernel sources not found at {root}: install mishgrad from a clone of the "
-            "repository (`make lab` does this)"
+            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
+            "of the repository (`make lab` does this)"
         )
     return root
 
@@ -134,7 +134,7 @@ def kernel_spec(
 ) -> BuildSpec:
     """The twin library: the AscendC twin, the launcher, and the kernel once per dtype.
 
-    ``root`` is the ``kernel/`` folder to build from: default the repository's, or a copy
+    ``root`` is the operator's folder to build from: default the repository's, or a copy
     (a learner's scratch copy, or one in a test). ``dtype`` (``"float32"``, ``"float16"`` or
     ``"bfloat16"``) builds the kernel for that dtype only, a library of its own: what one
     launch needs, and a third of the kernel's compile time after an edit.
@@ -144,14 +144,14 @@ def kernel_spec(
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
     if dtype is not None and dtype not in _KERNEL_DTYPES:
         raise ValueError(f"dtype must be one of {sorted(_KERNEL_DTYPES)}, got {dtype!r}")
-    root = _sources_root(Path(root or KERNEL_DIR))
+    root = _sources_root(Path(root or OPERATOR_DIR))
     # The twin's own sources also see the operator's headers; the kernel, an Ascend-side
     # source, sees exactly what ops-nn gives it, so an include that ops-nn cannot resolve
     # fails here too.
     twin_private = tuple(
         f"-I{root / folder}" for folder in ("op_kernel", "common", "op_host/op_api")
     )
-    units = [(path, twin_private) for path in sorted((root / "twin" / "src").glob("*.cpp"))]
+    units = [(path, twin_private) for path in sorted((TWIN_DIR / "src").glob("*.cpp"))]
     kernel_includes = tuple(opsnn.include_flags("kernel", root))
     for dtype_of_unit, suffix in _KERNEL_DTYPES.items():
         if dtype in (None, dtype_of_unit):
@@ -162,7 +162,7 @@ def kernel_spec(
         f"mish_grad_{suffix}" for name_, suffix in _KERNEL_DTYPES.items() if dtype in (None, name_)
     )
     # twin/include stands in for CANN's headers (kernel_operator.h, acl/, aclnn/)
-    include = (root / "twin" / "include",)
+    include = (TWIN_DIR / "include",)
     return BuildSpec(name, tuple(units), include, flavour, base=root, exports=entries)
 
 

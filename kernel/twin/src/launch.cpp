@@ -11,7 +11,7 @@
 #include "twin/capi.h"
 #include "twin/runtime.h"
 
-// The kernel entry, compiled once per dtype (see kernel/op_kernel/mish_grad.cpp). Weak: a
+// The kernel entry, compiled once per dtype (see kernel/mish_grad/op_kernel/mish_grad.cpp). Weak: a
 // library built for one dtype (what mishgrad.kernel.twin.run_kernel needs, so that an edit
 // recompiles one instantiation) leaves the others null.
 #define MISHGRAD_ENTRY(name)                                                                                \

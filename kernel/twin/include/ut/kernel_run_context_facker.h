@@ -1,7 +1,7 @@
 // The CPU twin's stand-in for the context fakers of CANN's op unit tests
 // (kernel_run_context_facker.h in ops-nn's test framework): builders that assemble an
 // InferShapeContext or TilingContext from shapes, dtypes and a platform, with the names and
-// call chain the operator's unit tests use (see kernel/tests/ut/op_host).
+// call chain the operator's unit tests use (see kernel/mish_grad/tests/ut/op_host).
 #ifndef MISHGRAD_TWIN_UT_KERNEL_RUN_CONTEXT_FACKER_H
 #define MISHGRAD_TWIN_UT_KERNEL_RUN_CONTEXT_FACKER_H
 
