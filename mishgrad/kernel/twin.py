@@ -30,15 +30,13 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation, tiling
 from .isolation import KernelError, Watchdog
+from .operators import MISH_GRAD
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .source import OPERATOR_DIR
-from .twin_abi import TRACE_DTYPE, TilingData, TraceEvent, TwinConfig
+from .twin_abi import TRACE_DTYPE, Launch, TilingData, TraceEvent, TwinConfig, run_entry
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
-
-#: aclDataType values of the supported dtypes (CANN runtime, ``acl/acl_base.h``).
-ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
 
 #: The environment variable that chooses the numerics model when a launch does not.
 NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
@@ -313,36 +311,56 @@ def run_kernel(
         int(trace),
         model,
     )
-    code = ACL_DTYPES[dtype_name(dtype)]
-    if isolate:
-        arrays = {"grad": grad_flat, "x": x_flat, "tanhx": tanhx_flat}
-        flat_out = out.reshape(-1)
-        status, error, log, raw = isolation.launch(
-            path,
-            code,
-            arrays,
-            flat_out,
-            TilingData.from_plan(plan),
-            config,
-            watchdog or Watchdog(),
-        )
+    tensors = {"grad": grad_flat, "x": x_flat, "x_grad": out.reshape(-1)}
+    if tanhx_flat is not None:
+        tensors["tanhx"] = tanhx_flat
+    tiles = max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum)
+    one = Launch(
+        MISH_GRAD.entry(dtype_name(dtype)),
+        MISH_GRAD.arguments,
+        tensors,
+        MISH_GRAD.outputs,
+        bytes(TilingData.from_plan(plan)),
+        plan.blockDim,
+        int(tiles),
+    )
+    log, events = launch(path, one, config, isolated=isolate, watchdog=watchdog)
+    return KernelRun(out.reshape(x.shape), plan, events, log)
+
+
+def launch(
+    path: Path,
+    one: Launch,
+    config: TwinConfig,
+    *,
+    isolated: bool = True,
+    watchdog: Watchdog | None = None,
+) -> tuple[str, np.ndarray]:
+    """Run one launch of any operator's kernel entry (``one``) on the twin library at ``path``.
+
+    The outputs are written into ``one.tensors``; ``config`` says how the twin models the
+    platform (its ``trace`` records every AscendC call). ``isolated`` runs it in the worker
+    process (:mod:`mishgrad.kernel.isolation`), with ``watchdog``. Returns the kernel's log and
+    its trace (:data:`~mishgrad.kernel.twin_abi.TRACE_DTYPE` records; empty without a trace).
+
+    Raises
+    ------
+    KernelError
+        If the kernel breaks a hardware rule, or, isolated, crashes, stalls or writes outside
+        its outputs; also for a library without ``one.entry`` (built for another dtype).
+
+    """
+    if isolated:
+        status, error, log, raw = isolation.launch(path, one, config, watchdog or Watchdog())
         if status != 0:
             raise KernelError(error, log)
-        events = np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
-        return KernelRun(out.reshape(x.shape), plan, events, log)
+        return log, np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
     lib = _load(path)
+    regions = {name: (array.ctypes.data, array.nbytes) for name, array in one.tensors.items()}
     with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
-        status = lib.mishgrad_twin_launch(
-            code,
-            grad_flat.ctypes.data,
-            x_flat.ctypes.data,
-            None if tanhx_flat is None else tanhx_flat.ctypes.data,
-            out.ctypes.data,
-            ctypes.byref(TilingData.from_plan(plan)),
-            ctypes.byref(config),
-        )
+        status = run_entry(lib, one, regions, config)
         log, error = lib.mishgrad_twin_log().decode(), lib.mishgrad_twin_last_error().decode()
-        events = _trace(lib) if trace else np.empty(0, TRACE_DTYPE)
+        events = _trace(lib) if config.trace else np.empty(0, TRACE_DTYPE)
     if status != 0:
         raise KernelError(error, log)
-    return KernelRun(out.reshape(x.shape), plan, events, log)
+    return log, events
