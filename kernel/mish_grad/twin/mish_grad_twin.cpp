@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "acl/acl_base.h"
 #include "aclnn_mish_backward.h"
 #include "mish_grad_contract.h"
+#include "mish_grad_dtypes.h"
 #include "mish_grad_stamp.h"
 #include "mish_grad_tiling.h"
 #include "mish_grad_tiling_data.h"
@@ -17,28 +19,33 @@
 #include "twin/runtime.h"
 #include "twin/views.h"
 
-// The kernel entry, compiled once per dtype (op_kernel/mish_grad.cpp). Weak: a library built
-// for one dtype (what mishgrad.kernel.twin.run_kernel needs, so that an edit recompiles one
-// instantiation) leaves the others null.
-#define MISHGRAD_ENTRY(name)                                                                                \
-    extern "C" __attribute__((weak)) void name(uint8_t* grad, uint8_t* x, uint8_t* tanhx, uint8_t* xGrad, \
-                                               uint8_t* workspace, uint8_t* tiling)
-MISHGRAD_ENTRY(mish_grad_float);
-MISHGRAD_ENTRY(mish_grad_half);
-MISHGRAD_ENTRY(mish_grad_bfloat16);
+// The stand-ins for CANN's headers keep CANN's own values; the dtype table is numbered the same.
+static_assert(mishgrad::kDtFloat == int32_t{ACL_FLOAT} && mishgrad::kDtFloat16 == int32_t{ACL_FLOAT16} &&
+                  mishgrad::kDtBf16 == int32_t{ACL_BF16},
+              "common/mish_grad_dtypes.h numbers the dtypes as aclDataType does");
+
+// The kernel entry, compiled once per dtype of the table (op_kernel/mish_grad.cpp). Weak: a
+// library built for one dtype (what mishgrad.kernel.twin.run_kernel needs, so that an edit
+// recompiles one instantiation) leaves the others null.
+#define MISHGRAD_ENTRY(id, code, name, size, suffix)                                          \
+    extern "C" __attribute__((weak)) void mish_grad_##suffix(uint8_t* grad, uint8_t* x, uint8_t* tanhx, \
+                                                             uint8_t* xGrad, uint8_t* workspace, uint8_t* tiling);
+MISHGRAD_DTYPES(MISHGRAD_ENTRY)
+#undef MISHGRAD_ENTRY
 
 namespace {
 
 using Entry = void (*)(uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*, uint8_t*);
 
-// aclDataType values (CANN runtime, include/external/acl/acl_base.h) -> kernel entry and
-// element size.
+// An aclDataType value -> its kernel entry and element size (null if this library was built
+// without it).
 bool EntryFor(int32_t dtype, Entry* entry, uint32_t* size)
 {
     switch (dtype) {
-        case 0: *entry = mish_grad_float; *size = 4; break;
-        case 1: *entry = mish_grad_half; *size = 2; break;
-        case 27: *entry = mish_grad_bfloat16; *size = 2; break;
+#define MISHGRAD_ENTRY_CASE(id, code, name, bytes, suffix) \
+    case mishgrad::id: *entry = mish_grad_##suffix; *size = bytes; break;
+        MISHGRAD_DTYPES(MISHGRAD_ENTRY_CASE)
+#undef MISHGRAD_ENTRY_CASE
         default: return false;
     }
     return *entry != nullptr;
