@@ -171,6 +171,7 @@ def scaled_grad(tmp_path_factory: pytest.TempPathFactory, twin_before: str) -> O
         inputs=("grad", "x"),
         outputs=("out",),
         folder=folder,
+        reference=reference,
     )
 
 
@@ -178,6 +179,12 @@ def tiling(n: int) -> bytes:
     """ScaledGradTilingData for n elements: CORES cores of TILES tiles each."""
     assert n == CORES * TILES * TILE
     return np.array([(TILES * TILE, TILE, TILES)], "<u8,<u4,<u4").tobytes()
+
+
+def reference(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """grad * 2x in float32, rounded once to the inputs' dtype (round to nearest even)."""
+    wide = grad.astype(np.float32) * x.astype(np.float32) * np.float32(2.0)
+    return wide.astype(grad.dtype)
 
 
 def launch(spec: OperatorSpec, dtype: str, *, isolated: bool, traced: bool = False):
@@ -203,16 +210,11 @@ def launch(spec: OperatorSpec, dtype: str, *, isolated: bool, traced: bool = Fal
     return grad, x, out, events
 
 
-def reference(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """grad * 2x in float32, rounded once to the inputs' dtype (round to nearest even)."""
-    wide = grad.astype(np.float32) * x.astype(np.float32) * np.float32(2.0)
-    return wide.astype(grad.dtype)
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_the_second_operator_computes_grad_times_2x(scaled_grad, dtype):
     grad, x, out, _ = launch(scaled_grad, dtype, isolated=False)
-    assert out.tobytes() == reference(grad, x).tobytes()
+    assert scaled_grad.reference is not None
+    assert out.tobytes() == scaled_grad.reference(grad, x).tobytes()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -251,6 +253,20 @@ def test_the_twin_is_left_as_it_was_and_names_no_operator(scaled_grad, twin_befo
         if path.is_file():
             hits = [line for line in path.read_text().splitlines() if named.search(line)]
             assert hits == [], f"{path} names an operator: {hits}"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "block_dim", "says"),
+    [(17, 1, "at most 16 arguments, not 17"), (5, 0, "blockDim must be positive")],
+)
+def test_the_launcher_refuses_a_malformed_launch(scaled_grad, arguments, block_dim, says):
+    x = np.ones(CORES * TILES * TILE, np.float32)
+    tensors = {"grad": x, "x": x, "out": np.empty_like(x)}
+    names = (*scaled_grad.arguments, *[WORKSPACE] * (arguments - len(scaled_grad.arguments)))
+    one = twin.Launch("scaled_grad_float", names, tensors, ("out",), tiling(x.size), block_dim, 1)
+    library = twin_build.build(twin_build.kernel_spec(operator=scaled_grad, dtype="float32"))
+    with pytest.raises(twin.KernelError, match=says):
+        twin.launch(library, one, twin.TwinConfig(196_608, 188_416, 1, 0, 0), isolated=False)
 
 
 def test_a_spec_must_name_its_tensors_among_the_entrys_arguments():

@@ -363,13 +363,13 @@ def call(function: Callable[..., Any], *arguments: Any, watchdog: Watchdog = Wat
 
 
 def tiling(
-    path: Path, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
+    path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
 ) -> tuple[int, bytes]:
-    """``mishgrad_tiling(*arguments)`` of the library at ``path``, in the worker.
+    """``function(*arguments)``, MishGrad's tiling, of the library at ``path``, in the worker.
 
     Returns the status and the ``MishGradTilingData`` bytes.
     """
-    return _call("tiling", path, arguments, None, watchdog, watchdog.limit_for(0))
+    return _call("tiling", path, (function, arguments), None, watchdog, watchdog.limit_for(0))
 
 
 def launch(

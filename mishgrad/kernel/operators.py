@@ -13,11 +13,15 @@ everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
+
+import numpy as np
+
+from mishgrad.math.oracle import mish_backward_oracle
 
 from .source import KERNEL_DIR
 
@@ -65,6 +69,10 @@ class OperatorSpec:
         computes it).
     folder
         Where the folder is (default: ``kernel/<name>``).
+    reference
+        The correctly rounded outputs for inputs given by name (None: not known): what a
+        launch is judged against. The accuracy masks and the roofline's cost attach here the
+        same way as the evaluation layer comes to take a spec.
 
     """
 
@@ -78,6 +86,7 @@ class OperatorSpec:
     library: str = ""
     tiling_function: str = ""
     folder: Path | None = None
+    reference: Callable[..., np.ndarray] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         """Check that the tensors are the entry's and the dtypes are known.
@@ -144,4 +153,5 @@ MISH_GRAD: Final = OperatorSpec(
     glue_includes=("op_kernel", "common", "op_host/op_api"),
     library="mishgrad_twin",
     tiling_function="mishgrad_tiling",
+    reference=lambda grad, x, tanhx=None: mish_backward_oracle(grad, x),  # tanhx adds nothing
 )

@@ -116,13 +116,14 @@ def native_tiling(
 
 
 def _tiling(path: Path, arguments: tuple[int, ...], isolate: bool) -> tiling.TilingPlan:
-    """``mishgrad_tiling(*arguments)`` of the library at ``path``, here or in the worker."""
+    """MishGrad's tiling (``mishgrad_tiling(*arguments)``) of the library at ``path``."""
+    function = MISH_GRAD.tiling_function
     if isolate:
-        status, raw = isolation.tiling(path, arguments)
+        status, raw = isolation.tiling(path, function, arguments)
         data = TilingData.from_buffer_copy(raw)
     else:
         data = TilingData()
-        status = _load(path).mishgrad_tiling(*arguments, ctypes.byref(data))
+        status = getattr(_load(path), function)(*arguments, ctypes.byref(data))
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
     return data.as_plan()

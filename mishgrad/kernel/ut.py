@@ -41,11 +41,11 @@ from typing import Final
 
 from . import compile_units, opsnn, source, twin_build
 from .compile_units import Unit
+from .operators import KERNEL_TYPES
 
 BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
 GTEST: Final = ["-lgtest", "-lgtest_main"]
-KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def programs(kernel: Path = source.OPERATOR_DIR) -> list[Program]:
             (*stand_ins, "-include", str(tiling_def), f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
             kernel / "op_kernel",
         )
-        for name, ctype in KERNEL_DTYPES.items()
+        for name, (ctype, _) in KERNEL_TYPES.items()
     ]
     return [host, *kernels]
 

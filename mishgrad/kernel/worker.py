@@ -41,9 +41,10 @@ def _address(memory: SharedMemory, offset: int, keep: list[Any]) -> int:
     return ctypes.addressof(buffer) + offset
 
 
-def _tiling(library: ctypes.CDLL, arguments: tuple[int, ...]) -> tuple[int, bytes]:
+def _tiling(library: ctypes.CDLL, request: tuple[str, tuple[int, ...]]) -> tuple[int, bytes]:
+    function, arguments = request
     data = TilingData()
-    status = library.mishgrad_tiling(*arguments, ctypes.byref(data))
+    status = getattr(library, function)(*arguments, ctypes.byref(data))
     return status, bytes(data)
 
 
