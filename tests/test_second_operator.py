@@ -4,8 +4,9 @@ The operator is shaped like the book's: two inputs, one output, float32, float16
 bfloat16, with the 16-bit types computed in float32 (``out = grad * 2x``). It is an operator
 folder plus an :class:`~mishgrad.kernel.operators.OperatorSpec`, built by the same
 :func:`~mishgrad.kernel.twin_build.kernel_spec` and run by the same launcher
-(:func:`mishgrad.kernel.twin.launch`), in this process and isolated in the worker, with a
-trace the roofline reads. Nothing of ``kernel/twin`` is changed or names either operator.
+(:func:`mishgrad.kernel.launcher.run_operator`, on :func:`~mishgrad.kernel.launcher.launch`),
+in this process and isolated in the worker, with a trace the roofline reads. Nothing of
+``kernel/twin`` is changed or names either operator.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import pytest
 from mishgrad.evaluation.roofline import Roofline, cost_from_counts
 from mishgrad.kernel import source, trace, twin, twin_build
 from mishgrad.kernel.operators import TILING, WORKSPACE, OperatorSpec
-from mishgrad.kernel.platforms import DEFAULT_PLATFORM, platform
 from mishgrad.math.dtypes import as_dtype
 
 pytestmark = pytest.mark.slow  # builds a library of its own
@@ -193,21 +193,10 @@ def launch(spec: OperatorSpec, dtype: str, *, isolated: bool, traced: bool = Fal
     rng = np.random.default_rng(31)
     n = CORES * TILES * TILE
     grad, x = (rng.uniform(-4.0, 4.0, n).astype(kind) for _ in range(2))
-    out = np.zeros(n, kind)
-    one = twin.Launch(
-        spec.entry(dtype),
-        spec.arguments,
-        {"grad": grad, "x": x, "out": out},
-        spec.outputs,
-        tiling(n),
-        CORES,
-        TILES,
+    run = twin.run_operator(
+        spec, {"grad": grad, "x": x}, tiling(n), CORES, TILES, trace=traced, isolated=isolated
     )
-    chip = platform(DEFAULT_PLATFORM)
-    config = twin.TwinConfig(chip.ub_bytes, chip.select_scratch_begin, 2, int(traced), 0)
-    library = twin_build.build(twin_build.kernel_spec(operator=spec, dtype=dtype))
-    _, events = twin.launch(library, one, config, isolated=isolated)
-    return grad, x, out, events
+    return grad, x, run.outputs["out"], run.trace
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -267,6 +256,19 @@ def test_the_launcher_refuses_a_malformed_launch(scaled_grad, arguments, block_d
     library = twin_build.build(twin_build.kernel_spec(operator=scaled_grad, dtype="float32"))
     with pytest.raises(twin.KernelError, match=says):
         twin.launch(library, one, twin.TwinConfig(196_608, 188_416, 1, 0, 0), isolated=False)
+
+
+def test_inputs_must_be_the_operators_and_alike(scaled_grad):
+    x = np.ones(CORES * TILES * TILE, np.float32)
+    with pytest.raises(ValueError, match=r"missing \['grad'\], unknown \['y'\]"):
+        twin.run_operator(scaled_grad, {"x": x, "y": x}, tiling(x.size), CORES, TILES)
+    with pytest.raises(ValueError, match="share one dtype and size"):
+        twin.run_operator(
+            scaled_grad, {"grad": x, "x": x.astype(np.float16)}, tiling(x.size), CORES, TILES
+        )
+    wide = x.astype(np.float64)
+    with pytest.raises(ValueError, match=r"dtype must be one of .*got float64"):
+        twin.run_operator(scaled_grad, {"grad": wide, "x": wide}, tiling(x.size), CORES, TILES)
 
 
 def test_a_spec_must_name_its_tensors_among_the_entrys_arguments():

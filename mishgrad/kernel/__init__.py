@@ -8,9 +8,11 @@
   default;
 - :mod:`~mishgrad.kernel.messages`: the language of the messages this layer and
   :mod:`mishgrad.aclnn` compose for a learner, a translator the book hands down;
-- :mod:`~mishgrad.kernel.twin_build` builds an operator's twin library and
-  :mod:`~mishgrad.kernel.twin` runs its kernel on it (:mod:`~mishgrad.kernel.twin_abi`: the
-  library's C ABI; :mod:`~mishgrad.kernel.plan_check`: a plan the caller supplies, checked);
+- :mod:`~mishgrad.kernel.twin_build` builds an operator's twin library,
+  :mod:`~mishgrad.kernel.launcher` runs any operator's kernel entry on it and
+  :mod:`~mishgrad.kernel.twin` runs MishGrad's, with its tiling
+  (:mod:`~mishgrad.kernel.twin_abi`: the library's C ABI; :mod:`~mishgrad.kernel.plan_check`:
+  a plan the caller supplies, checked);
   :mod:`~mishgrad.kernel.scratch` is a learner's copy of the operator's folder to edit, whose kernel
   :mod:`~mishgrad.kernel.isolation` runs in a worker process (:mod:`~mishgrad.kernel.worker`;
   :mod:`~mishgrad.kernel.shared_tensors`: the tensors it shares, between guard bytes);

@@ -6,6 +6,10 @@ call (:mod:`mishgrad.kernel.trace`) and what the kernel printed; a broken hardwa
 back as :class:`KernelError`. :func:`native_tiling` runs the C++ ``ComputeTiling``, and
 :func:`native_exp` and :func:`native_div` the twin's ``Exp`` and ``Div``.
 
+Any other operator's kernel runs through the same launcher
+(:mod:`mishgrad.kernel.launcher`: :func:`launch`, :func:`run_operator`), which
+:func:`run_kernel` is built on.
+
 The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``Exp`` and
 ``Div`` round, one of :data:`NUMERICS_MODELS` (default ``ieee``); it is read by
 :func:`run_kernel` and by the twin's ``aclnnMishBackward`` at each launch (see
@@ -15,12 +19,9 @@ The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``E
 from __future__ import annotations
 
 import ctypes
-import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -30,18 +31,21 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation, tiling
 from .isolation import KernelError, Watchdog
+
+# `name as name`: re-exported, for the notebooks and tests that reach it through this module.
+from .launcher import NUMERICS_VARIABLE as NUMERICS_VARIABLE
+from .launcher import OperatorRun as OperatorRun
+from .launcher import launch, numerics_model, twin_config
+from .launcher import run_operator as run_operator
 from .operators import MISH_GRAD
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .source import OPERATOR_DIR
-from .twin_abi import TRACE_DTYPE, Launch, TilingData, TraceEvent, TwinConfig, run_entry
+from .twin_abi import TRACE_DTYPE as TRACE_DTYPE
+from .twin_abi import Launch, TilingData
+from .twin_abi import TwinConfig as TwinConfig
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
-
-#: The environment variable that chooses the numerics model when a launch does not.
-NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
-
-_in_process = threading.Lock()  # one in-process launch at a time, with what it left behind
 
 
 def runs_isolated(
@@ -177,34 +181,6 @@ class KernelRun:
     log: str = ""
 
 
-def _trace(lib: ctypes.CDLL) -> np.ndarray:
-    events = (TraceEvent * lib.mishgrad_twin_trace_size())()
-    copied = lib.mishgrad_twin_trace_copy(events, len(events))
-    return np.frombuffer(bytes(events), dtype=TRACE_DTYPE, count=copied).copy()
-
-
-def numerics_model(numerics: str | None = None) -> str:
-    """The numerics model a launch uses: ``numerics``, else ``$MISHGRAD_TWIN_NUMERICS``, else ieee.
-
-    Raises
-    ------
-    ValueError
-        If ``numerics`` or the environment variable (when it decides) names no model of
-        :data:`NUMERICS_MODELS`; an empty variable counts as unset.
-
-    """
-    if numerics is None:
-        numerics = os.environ.get(NUMERICS_VARIABLE) or "ieee"
-        source = NUMERICS_VARIABLE
-    else:
-        source = "numerics"
-    if numerics not in NUMERICS_MODELS:
-        raise ValueError(
-            f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}"
-        )
-    return numerics
-
-
 def _contiguous(name: str, array: npt.ArrayLike, dtype: np.dtype, size: int) -> np.ndarray:
     array = as_input(array)
     if array.dtype != dtype:
@@ -277,7 +253,7 @@ def run_kernel(
         If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
 
     """
-    model = NUMERICS_MODELS.index(numerics_model(numerics))
+    config = twin_config(platform(on), host_threads, trace, numerics)
     x = as_input(x)
     dtype = as_dtype(x.dtype)
     if x.size == 0:
@@ -305,13 +281,6 @@ def run_kernel(
         out = np.empty_like(x_flat)
     elif out.dtype != dtype or out.size != x.size or not out.flags.c_contiguous:
         raise ValueError("out must be a C-contiguous array of x's dtype and size")
-    config = TwinConfig(
-        chip.ub_bytes,
-        chip.select_scratch_begin,
-        host_threads or os.cpu_count() or 1,
-        int(trace),
-        model,
-    )
     tensors = {"grad": grad_flat, "x": x_flat, "x_grad": out.reshape(-1)}
     if tanhx_flat is not None:
         tensors["tanhx"] = tanhx_flat
@@ -327,41 +296,3 @@ def run_kernel(
     )
     log, events = launch(path, one, config, isolated=isolate, watchdog=watchdog)
     return KernelRun(out.reshape(x.shape), plan, events, log)
-
-
-def launch(
-    path: Path,
-    one: Launch,
-    config: TwinConfig,
-    *,
-    isolated: bool = True,
-    watchdog: Watchdog | None = None,
-) -> tuple[str, np.ndarray]:
-    """Run one launch of any operator's kernel entry (``one``) on the twin library at ``path``.
-
-    The outputs are written into ``one.tensors``; ``config`` says how the twin models the
-    platform (its ``trace`` records every AscendC call). ``isolated`` runs it in the worker
-    process (:mod:`mishgrad.kernel.isolation`), with ``watchdog``. Returns the kernel's log and
-    its trace (:data:`~mishgrad.kernel.twin_abi.TRACE_DTYPE` records; empty without a trace).
-
-    Raises
-    ------
-    KernelError
-        If the kernel breaks a hardware rule, or, isolated, crashes, stalls or writes outside
-        its outputs; also for a library without ``one.entry`` (built for another dtype).
-
-    """
-    if isolated:
-        status, error, log, raw = isolation.launch(path, one, config, watchdog or Watchdog())
-        if status != 0:
-            raise KernelError(error, log)
-        return log, np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
-    lib = _load(path)
-    regions = {name: (array.ctypes.data, array.nbytes) for name, array in one.tensors.items()}
-    with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
-        status = run_entry(lib, one, regions, config)
-        log, error = lib.mishgrad_twin_log().decode(), lib.mishgrad_twin_last_error().decode()
-        events = _trace(lib) if config.trace else np.empty(0, TRACE_DTYPE)
-    if status != 0:
-        raise KernelError(error, log)
-    return log, events
