@@ -1,6 +1,7 @@
-// MishGrad's dtypes in one table, CANN-free: what the op_api contract (mish_grad_contract.h),
-// the tiling (op_host/mish_grad_tiling.cpp) and the twin's dispatch to the kernel entries
-// (twin/mish_grad_twin.cpp) read, each through this header.
+// MishGrad's dtypes in one table, CANN-free: what the op definition (op_host/mish_grad_def.cpp),
+// the op_api contract (mish_grad_contract.h), the tiling (op_host/mish_grad_tiling.cpp) and the
+// twin's dispatch to the kernel entries (twin/mish_grad_twin.cpp) read, each through this
+// header. (It stays C++11: CANN's code generator compiles the op definition with -std=c++11.)
 //
 // One row per supported dtype: its name here, its aclDataType value (CANN's acl_base.h;
 // ge::DataType numbers them the same way), its name in messages, its element size, and the
