@@ -19,7 +19,7 @@ NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sani
 TEST_WORKERS ?= -n auto --dist loadfile
 # What `make format` rewrites: the sources, never the notebooks, whose code cells may hold a
 # learner's answers and notes (`make lint` still checks the notebooks, without changing them).
-FORMATTED := mishgrad tests bench docs tools kernel/tests
+FORMATTED := mishgrad tests bench docs tools kernel
 # FORCE=1: `make notebooks` regenerates a Chinese notebook even where its code or text is not
 # what the generator wrote (typed in by a learner), after a backup to build/backup/.
 FORCE ?=
@@ -36,10 +36,10 @@ help:
 	@echo "                Chinese cell was typed in (FORCE=1: back it up to build/backup/, regenerate)"
 	@echo "make translations  check that translations/zh-CN is in step with the English notebooks"
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
-	@echo "make example    build and run the C++ aclnn example (kernel/examples) against the twin"
+	@echo "make example    build and run the C++ aclnn example (kernel/mish_grad/examples) against the twin"
 	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
-	@echo "make opsnn-check run ops-nn's own build.sh on kernel/ (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test)"
-	@echo "make ut         the operator's ops-nn-format unit tests (kernel/tests/ut) on the twin"
+	@echo "make opsnn-check run ops-nn's own build.sh on kernel/mish_grad (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test)"
+	@echo "make ut         the operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make notebook-times  time every notebook (first run and warm) and restate the book's run times"
 	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
@@ -89,7 +89,7 @@ gtest:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
 
-# The operator's ops-nn-format unit tests (kernel/tests/ut) on the twin: tiling and
+# The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin: tiling and
 # infershape in gtest, the kernel with golden data (mishgrad/kernel/ut.py).
 ut: $(STAMP) gtest
 	$(BIN)/python -m mishgrad.kernel.ut
@@ -156,7 +156,7 @@ twin: $(STAMP)
 	$(BIN)/python -c "from mishgrad.kernel import twin_build; print(twin_build.build())"
 
 # The C++ aclnn example, built with the twin's acl/aclnn headers and linked against the twin
-# library (mishgrad/aclnn/example.py). On an Ascend host, kernel/examples/run.sh builds the
+# library (mishgrad/aclnn/example.py). On an Ascend host, kernel/mish_grad/examples/run.sh builds the
 # same source against CANN.
 example: $(STAMP)
 	$(BIN)/python -m mishgrad.aclnn.example
@@ -168,8 +168,8 @@ example: $(STAMP)
 cann-check: $(STAMP)
 	$(BIN)/python tools/cann_check/check.py
 
-# ops-nn's own build.sh on kernel/, offline: OPSNN_CHECK is a kit folder (check.sh and
-# kit.tar.xz: a trimmed ops-nn with stand-ins for CANN's closed tools), an input like
+# ops-nn's own build.sh on the operator folder (kernel/mish_grad: check.sh finds it), offline:
+# OPSNN_CHECK is a kit folder (check.sh and kit.tar.xz: a trimmed ops-nn with stand-ins for CANN's closed tools), an input like
 # CANN_HEADERS and never committed. OPSNN_ARGS=--self-test also plants operator faults that must
 # fail. Its README says what it checks and what it cannot.
 OPSNN_CHECK ?=

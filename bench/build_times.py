@@ -33,7 +33,7 @@ def twin_build_times() -> BuildTimes:
     saved = {name: os.environ.get(name) for name in ("MISHGRAD_CACHE", "MISHGRAD_BUILD_PROGRESS")}
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder) / "kernel"
-        shutil.copytree(source.KERNEL_DIR, copy)
+        shutil.copytree(source.OPERATOR_DIR, copy)
         os.environ["MISHGRAD_CACHE"] = str(Path(folder) / "cache")
         os.environ["MISHGRAD_BUILD_PROGRESS"] = "0"
         try:

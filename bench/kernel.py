@@ -34,7 +34,7 @@ TARGET = {"exp": 1, "div": 2}  # no-tanhx float32; the total: bandwidth-bound on
 
 def instruction_table() -> bool:
     window = trace.method_instructions(
-        source.KERNEL_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
+        source.OPERATOR_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
     )
     print("Vector instructions per tile (twin trace, core 0, tile 0)")
     print(f"  {'dtype':9s} {'branch':9s} {'total':>5s} {'Exp':>4s} {'Div':>4s}  by op")

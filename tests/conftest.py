@@ -65,7 +65,7 @@ def float32_sample() -> dict[str, np.ndarray]:
 def cann_s_own_kernel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """CANN's own MishGrad, for stand-ins: a copy of ``kernel/`` whose kernel leaves no stamp."""
     copy = scratch.scratch_kernel("cann-own", root=tmp_path_factory.mktemp("cann-own"))
-    entry = source.KERNEL_DIR / "op_kernel" / "mish_grad.cpp"
+    entry = source.OPERATOR_DIR / "op_kernel" / "mish_grad.cpp"
     stamp_call = source.read_lines(entry, "// Proof for the host", "    }")  # as notebook 13 does
     copy.replace("op_kernel/mish_grad.cpp", stamp_call, "    (void)workspace;")
     return copy.path

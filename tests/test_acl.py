@@ -322,7 +322,7 @@ def test_backend_selection(monkeypatch):
 def test_the_twin_backend_is_built_from_a_kernel_folder():
     # kernel/ by default; the same sources give the same library, bound once.
     assert aclnn.twin_backend() is aclnn.load_backend("twin")
-    assert aclnn.twin_backend(source.KERNEL_DIR) is aclnn.twin_backend()
+    assert aclnn.twin_backend(source.OPERATOR_DIR) is aclnn.twin_backend()
 
 
 def test_an_earlier_aclinit_leaves_no_message_behind():
@@ -488,7 +488,7 @@ def test_notebook_08s_step_6_is_the_float64_formula_within_the_float32_target(se
 def test_notebook_08s_workspace_predictions_are_the_twins_phase_1(twin_session):
     """Notebook 08, section 3: the stamp plus one aligned buffer per gathered input or result."""
     session = twin_session
-    twin_aclnn = (source.KERNEL_DIR / "twin" / "src" / "aclnn.cpp").read_text()
+    twin_aclnn = (source.TWIN_DIR / "src" / "aclnn.cpp").read_text()
     align = int(re.search(r"kWorkspaceAlign = (\d+)", twin_aclnn).group(1))
     stamp = provenance.STAMP_WORDS * 4
     f32, f16, bf16 = (DTYPES[name] for name in ("float32", "float16", "bfloat16"))

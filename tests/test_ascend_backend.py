@@ -212,7 +212,7 @@ def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
 
 # The operator directory the package is built from, as ops-nn reads it (notebook 13, sections
 # 1-3, which show these values; the checks are here).
-KERNEL = source.KERNEL_DIR
+KERNEL = source.OPERATOR_DIR
 
 
 def test_the_operator_files_are_kernel_without_the_twin():

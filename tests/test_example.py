@@ -1,4 +1,4 @@
-"""The C++ aclnn example (kernel/examples): built and run the way a user runs it.
+"""The C++ aclnn example (kernel/mish_grad/examples): built and run the way a user runs it.
 
 ``make example`` builds ``test_aclnn_mish_grad.cpp`` against the twin; its printed values
 must be as close to the correctly rounded gradient as the targets promise
@@ -26,7 +26,7 @@ from mishgrad.kernel import opsnn, twin_build
 from mishgrad.math import oracle
 
 REPO = Path(__file__).resolve().parent.parent
-RUN_SH = REPO / "kernel" / "examples" / "run.sh"
+RUN_SH = REPO / "kernel" / "mish_grad" / "examples" / "run.sh"
 # tools/ is not a package: load the ShellCheck runner from its file, as test_setup does.
 _SHELL_CHECK = importlib.util.spec_from_file_location(
     "shell_check", REPO / "tools" / "shell_check.py"
@@ -141,7 +141,7 @@ def stand_in_cann(root: Path, vendor: bool, cann_s_own: Path | None = None) -> P
     else:
         (cann / "include" / "aclnnop").mkdir(parents=True)
         shutil.copy(
-            REPO / "kernel" / "op_host" / "op_api" / "aclnn_mish_backward.h",
+            REPO / "kernel" / "mish_grad" / "op_host" / "op_api" / "aclnn_mish_backward.h",
             cann / "include" / "aclnnop",
         )
         shutil.copy(cann_s_own or twin_build.build(), cann / "lib64" / "libopapi_nn.so")

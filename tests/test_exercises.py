@@ -43,9 +43,9 @@ TRIVIAL = {"True", "False", "None", "nan", "inf", "-inf", "0.0", "-0.0", "1.0"}
 
 def _kernel_digest() -> str:
     hasher = hashlib.sha256()
-    for path in sorted(source.KERNEL_DIR.rglob("*")):
+    for path in sorted(source.OPERATOR_DIR.rglob("*")):
         if path.is_file():
-            hasher.update(str(path.relative_to(source.KERNEL_DIR)).encode())
+            hasher.update(str(path.relative_to(source.OPERATOR_DIR)).encode())
             hasher.update(path.read_bytes())
     return hasher.hexdigest()
 
@@ -223,7 +223,7 @@ def test_a_copy_that_fails_to_run_is_reported_with_the_files_it_changed(tmp_path
     # A copy made before kernel/ was updated builds, then fails to load or run: the verdict
     # names the files that differ, and how to start over.
     scratch = scratch_kernel("stale", root=tmp_path)
-    launch = scratch.file("twin/src/launch.cpp")
+    launch = scratch.file("op_kernel/mish_grad_stamp.h")
     launch.write_text(launch.read_text(encoding="utf-8") + "// older\n", encoding="utf-8")
 
     def fails() -> None:
@@ -233,8 +233,8 @@ def test_a_copy_that_fails_to_run_is_reported_with_the_files_it_changed(tmp_path
     assert result is None and verdict is not None and verdict.status == "wrong"
     assert verdict.message == (
         "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16; it differs "
-        "from kernel/ in twin/src/launch.cpp (`scratch.diff()` shows how, `scratch.reset()` "
-        "starts over)"
+        "from kernel/ in op_kernel/mish_grad_stamp.h (`scratch.diff()` shows how, "
+        "`scratch.reset()` starts over)"
     )
     scratch.reset()
     assert call_on_copy(scratch, fails)[1].message == (

@@ -90,7 +90,7 @@ def same_as_the_projects(copy: ScratchKernel, n: int, **kwargs) -> bool:
 
 
 def test_the_projects_kernel_runs_in_process_and_a_copy_isolated(faulty):
-    assert not twin.runs_isolated(None) and not twin.runs_isolated(source.KERNEL_DIR)
+    assert not twin.runs_isolated(None) and not twin.runs_isolated(source.OPERATOR_DIR)
     assert twin.runs_isolated(faulty.path) and not twin.runs_isolated(faulty.path, False)
 
 

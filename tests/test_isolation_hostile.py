@@ -46,8 +46,8 @@ def inputs(n: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize(
     ("length", "pattern"),
     [
-        (PAST_OUT, r"wrote past the end of out: 12 bytes after its last element"),
-        (BEFORE_OUT, r"wrote before the start of out: 12 bytes before its first element"),
+        (PAST_OUT, r"wrote past the end of x_grad: 12 bytes after its last element"),
+        (BEFORE_OUT, r"wrote before the start of x_grad: 12 bytes before its first element"),
         (INTO_X, r"wrote into the input x: 4 bytes of it changed"),
         (PAST_X, r"wrote past the end of x: 4 bytes after its last element"),
     ],
@@ -89,6 +89,6 @@ def test_a_fault_in_one_thread_is_reported_to_that_thread_alone(hostile):
         results = list(pool.map(there, lengths, timeout=1200))  # a hang guard only
     for n, result in zip(lengths, results, strict=True):
         if n == PAST_OUT:
-            assert isinstance(result, str) and "past the end of out" in result
+            assert isinstance(result, str) and "past the end of x_grad" in result
         else:
             assert result == here[n]

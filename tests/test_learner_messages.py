@@ -161,7 +161,7 @@ def test_stray_writes_are_named(edition: str) -> None:
         blocks["x"].buf[GUARD_BYTES - 4] = 0  # before x
         blocks["x"].buf[GUARD_BYTES] = 1  # into x
         with pytest.raises(isolation.KernelError) as error:
-            isolation._check_strays(blocks, {"x": x, "out": out})
+            isolation._check_strays(blocks, {"x": x, "out": out}, ("out",))
     english = (
         "the kernel wrote before the start of x: 4 bytes before its first element changed; and "
         "into the input x: 4 bytes of it changed (1 elements, the first at index 0). No AscendC "

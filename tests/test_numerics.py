@@ -78,7 +78,7 @@ def test_t_plus_p_form_fails_cann_at_the_root_where_ours_passes():
 
 
 def test_kernel_root_constants_are_the_derived_ones():
-    header = (source.KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
+    header = (source.OPERATOR_DIR / "op_kernel" / "mish_grad.h").read_text()
     root = numerics.root_expansion()
     for name, value in [
         ("kRootHigh", root.high),

@@ -13,6 +13,8 @@ import pytest
 
 from mishgrad import aclnn
 from mishgrad.kernel import platforms, twin
+from mishgrad.kernel.operators import MISH_GRAD
+from mishgrad.kernel.twin_abi import run_entry
 from mishgrad.math import dtypes, oracle, vector_math
 
 FAITHFUL = ("hardware", "adversarial")
@@ -230,15 +232,11 @@ def test_the_c_abi_refuses_an_unknown_model():
     plan = twin.native_tiling(x.size, 4, False, chip.ub_reported, chip.vector_cores)
     config = twin.TwinConfig(chip.ub_bytes, chip.select_scratch_begin, 1, 0, 3)
     lib = twin.library()
-    data = [array.ctypes.data for array in (grad, x)]
-    status = lib.mishgrad_twin_launch(
-        0,
-        *data,
-        None,
-        out.ctypes.data,
-        ctypes.byref(twin.TilingData.from_plan(plan)),
-        ctypes.byref(config),
-    )
+    tensors = {"grad": grad, "x": x, "x_grad": out}
+    tiling = bytes(twin.TilingData.from_plan(plan))
+    launch = twin.Launch("mish_grad_float", MISH_GRAD.arguments, tensors, ("x_grad",), tiling, 1, 1)
+    regions = {name: (array.ctypes.data, array.nbytes) for name, array in tensors.items()}
+    status = run_entry(lib, launch, regions, config)
     assert status == 2 and b"numerics is 3" in lib.mishgrad_twin_last_error()
     pointer = ctypes.POINTER(ctypes.c_float)
     assert (

@@ -72,9 +72,8 @@ def test_replace_edits_one_occurrence_and_shows_the_change(tmp_path: Path) -> No
         scratch.replace("op_kernel/mish_grad.h", "no such text", "")
     with pytest.raises(FileNotFoundError):
         scratch.replace("op_kernel/no_such_file.h", "a", "b")
-    assert (
-        "Adds(w, e, 1.0f, count);" in (source.KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
-    )
+    header = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
+    assert "Adds(w, e, 1.0f, count);" in header.read_text()
 
 
 def test_diff_lists_changed_added_and_deleted_files(tmp_path: Path) -> None:
@@ -84,7 +83,7 @@ def test_diff_lists_changed_added_and_deleted_files(tmp_path: Path) -> None:
     (scratch.path / "op_kernel" / "extra.h").write_text("// mine\n")
     assert scratch.edited() == ["README.md", "op_kernel/extra.h"]
     diff = scratch.diff().markdown()
-    assert "--- kernel/README.md" in diff and "+++ copy/op_kernel/extra.h" in diff
+    assert "--- kernel/mish_grad/README.md" in diff and "+++ copy/op_kernel/extra.h" in diff
 
 
 def test_reset_works_whatever_state_the_copy_is_in(tmp_path: Path) -> None:
@@ -101,11 +100,12 @@ def test_reset_works_whatever_state_the_copy_is_in(tmp_path: Path) -> None:
 
 
 def _stand_in_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of kernel/ that the module takes for kernel/, with an untracked file of its own."""
-    stand_in = tmp_path / "repository" / "kernel"
-    shutil.copytree(source.KERNEL_DIR, stand_in, ignore=shutil.ignore_patterns("__pycache__"))
+    """A copy of the operator that the module takes for it, with an untracked file of its own."""
+    stand_in = tmp_path / "repository" / "kernel" / "mish_grad"
+    shutil.copytree(source.OPERATOR_DIR, stand_in, ignore=shutil.ignore_patterns("__pycache__"))
     (stand_in / "notes.txt").write_text("untracked\n")
-    monkeypatch.setattr(scratch, "KERNEL_DIR", stand_in)
+    monkeypatch.setattr(scratch, "OPERATOR_DIR", stand_in)
+    monkeypatch.setattr(scratch, "KERNEL_DIR", stand_in.parent)
     return stand_in
 
 
@@ -154,8 +154,8 @@ def test_reset_refuses_a_symlinked_copy(tmp_path: Path) -> None:
 
 def old_copy(tmp_path: Path) -> Path:
     """A copy as scratch_kernel made them before the marker, with an edit of the learner's."""
-    old = tmp_path / "05" / "kernel"
-    shutil.copytree(source.KERNEL_DIR, old, ignore=shutil.ignore_patterns("__pycache__"))
+    old = tmp_path / "05" / "mish_grad"
+    shutil.copytree(source.OPERATOR_DIR, old, ignore=shutil.ignore_patterns("__pycache__"))
     (old / "README.md").write_text("my edit\n")
     return old
 
@@ -192,7 +192,7 @@ def test_the_default_root_follows_mishgrad_scratch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MISHGRAD_SCRATCH", str(tmp_path))
-    assert scratch_kernel("05").path == tmp_path / "05" / "kernel"
+    assert scratch_kernel("05").path == tmp_path / "05" / "mish_grad"
     monkeypatch.setenv("MISHGRAD_SCRATCH", "relative/folder")
     with pytest.raises(ValueError, match="MISHGRAD_SCRATCH=relative/folder is not an absolute"):
         scratch_kernel("05")
@@ -209,7 +209,7 @@ def test_a_test_run_keeps_out_of_the_learners_copies() -> None:
     shown = subprocess.run(
         [sys.executable, "-c", SHOW_DEFAULT_COPY], capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert shown == "build/test-scratch/nbval-probe/kernel", shown
+    assert shown == "build/test-scratch/nbval-probe/mish_grad", shown
     assert not shown.startswith("build/scratch/")
 
 
@@ -224,7 +224,9 @@ def _notebook_printing_its_copy(stored: str) -> dict:
 @pytest.mark.slow
 def test_nbval_sees_the_stored_path_when_the_tests_redirect_the_root(tmp_path: Path) -> None:
     notebook = tmp_path / "prints_its_copy.ipynb"
-    notebook.write_text(json.dumps(_notebook_printing_its_copy("build/scratch/nbval-probe/kernel")))
+    notebook.write_text(
+        json.dumps(_notebook_printing_its_copy("build/scratch/nbval-probe/mish_grad"))
+    )
     sanitize = source.REPOSITORY / "tests" / "nbval_sanitize.cfg"
     command = [sys.executable, "-m", "pytest", str(notebook), "-q", "-p", "no:cacheprovider"]
     command += ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(sanitize)]

@@ -76,7 +76,7 @@ def _stand_in_repository(tmp_path: Path) -> Path:
     """The Makefile with ruff's settings, .venv's ruff, an installed stamp and empty folders."""
     for name in ("Makefile", "pyproject.toml", "requirements.txt"):
         shutil.copy(ROOT / name, tmp_path / name)
-    for folder in ("mishgrad", "tests", "bench", "notebooks", "docs", "tools", "kernel/tests"):
+    for folder in ("mishgrad", "tests", "bench", "notebooks", "docs", "tools", "kernel"):
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "ruff").symlink_to(ROOT / ".venv" / "bin" / "ruff")

@@ -8,7 +8,7 @@ from IPython.core.formatters import DisplayFormatter
 
 from mishgrad.kernel import messages, source
 
-HEADER = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+HEADER = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
 
 
 def test_read_method_finds_definitions_not_calls():
@@ -20,9 +20,10 @@ def test_read_method_finds_definitions_not_calls():
     assert "LoadTile(gradQueue_" in copy_in
     window = source.read_method(HEADER, "RootWindow")
     assert window.startswith("//") and "CompareScalar(" in window and "Select(" in window
-    entry = source.read_method(source.KERNEL_DIR / "op_kernel" / "mish_grad.cpp", "mish_grad")
+    entry = source.read_method(source.OPERATOR_DIR / "op_kernel" / "mish_grad.cpp", "mish_grad")
     assert entry.startswith('extern "C"') and "kernel.Process();" in entry
-    budget = source.read_method(source.KERNEL_DIR / "common" / "mish_grad_tiling.h", "KernelBudget")
+    tiling = source.OPERATOR_DIR / "common" / "mish_grad_tiling.h"
+    budget = source.read_method(tiling, "KernelBudget")
     assert 'add("grad queue"' in budget
     with pytest.raises(ValueError, match="no definition"):
         source.read_method(HEADER, "NoSuchMethod")

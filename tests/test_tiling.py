@@ -9,7 +9,7 @@ import pytest
 import trace_checks
 
 from mishgrad.kernel import platforms, tiling, twin
-from mishgrad.kernel.source import KERNEL_DIR
+from mishgrad.kernel.source import OPERATOR_DIR
 
 CHIPS = list(platforms.PLATFORMS.values())
 
@@ -147,7 +147,7 @@ def test_select_scratch_only_where_the_platform_needs_it():
 def test_ub_reserve_is_the_cpp_tiling_s_per_soc():
     # The C++ header states each SoC family's reserve and Select scratch once (kAscend910BUb,
     # kAscend950Ub); the Python platforms agree: 256 bytes on Atlas A2, none on Ascend 950.
-    header = (KERNEL_DIR / "common" / "mish_grad_tiling.h").read_text()
+    header = (OPERATOR_DIR / "common" / "mish_grad_tiling.h").read_text()
     socs = re.findall(r"constexpr SocUb (k\w+Ub) = \{(\d+), (true|false)\};", header)
     assert socs == [
         ("kAscend910BUb", str(platforms.UB_RESERVED_BYTES), "true"),

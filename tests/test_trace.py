@@ -19,7 +19,7 @@ from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, ub
 from mishgrad.math import numerics
 
 A2 = platforms.platform("910B2")
-HEADER = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+HEADER = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
 
 
 def _run(dtype: str, has_tanhx: bool, extra: int = 100, cores: int = 2) -> twin.KernelRun:
@@ -140,7 +140,7 @@ def test_instruction_counts_meet_the_targets(runs):
 
 def test_method_instructions_add_up_to_the_traced_tile(run32):
     # Derivative's own calls, the two methods it calls, and Compute's product with grad.
-    header = source.KERNEL_DIR / "op_kernel" / "mish_grad.h"
+    header = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
     methods = ["Derivative", "Exponential", "RootWindow"]
     written = sum(trace.method_instructions(header, name) for name in methods)
     assert written + 1 == trace.instruction_counts(run32.trace).total

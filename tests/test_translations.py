@@ -345,7 +345,7 @@ def test_a_font_installed_after_matplotlib_listed_the_fonts_is_found(monkeypatch
 def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MISHGRAD_SCRATCH", str(tmp_path))
     copy = scratch.scratch_kernel("05")
-    assert copy.path == tmp_path / LANGUAGE / "05" / "kernel"
+    assert copy.path == tmp_path / LANGUAGE / "05" / "mish_grad"
     language.use(i18n.ENGLISH)
-    assert scratch.scratch_kernel("05").path == tmp_path / "05" / "kernel"
+    assert scratch.scratch_kernel("05").path == tmp_path / "05" / "mish_grad"
     shutil.rmtree(tmp_path)

@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mishgrad.kernel import compile_units, source, twin, twin_build, ut
+from mishgrad.kernel.operators import MISH_GRAD
 
 pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
 
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
 def kernel_copy(tmp_path: Path) -> Path:
     """A private copy of kernel/ that a test may edit."""
     copy = tmp_path / "kernel"
-    shutil.copytree(source.KERNEL_DIR, copy)
+    shutil.copytree(source.OPERATOR_DIR, copy)
     return copy
 
 
@@ -221,16 +223,12 @@ def test_a_launch_builds_the_kernel_for_its_dtype_only(kernel_copy, cache):
     assert len(kernels) == 1 and spec.name == "mishgrad_twin_float16"
     assert len([u for u in twin_build.kernel_spec(root=kernel_copy).units if u in kernels]) == 1
     # the float16 library refuses a float32 launch, saying why
-    lib = ctypes.CDLL(str(twin_build.build(spec)))
-    lib.mishgrad_twin_last_error.restype = ctypes.c_char_p
-    data, config = twin.TilingData(), twin.TwinConfig(196_608, 188_416, 1, 0, 0)
-    assert (
-        lib.mishgrad_twin_launch(
-            0, None, None, None, None, ctypes.byref(data), ctypes.byref(config)
-        )
-        == 2
-    )
-    assert b"built without its kernel" in lib.mishgrad_twin_last_error()
+    x = np.ones(8, np.float32)
+    tensors = {"grad": x, "x": x, "x_grad": np.empty_like(x)}
+    launch = twin.Launch("mish_grad_float", MISH_GRAD.arguments, tensors, ("x_grad",), b"", 1, 1)
+    config = twin.TwinConfig(196_608, 188_416, 1, 0, 0)
+    with pytest.raises(twin.KernelError, match=r"entry is null \(was the library built without it"):
+        twin.launch(twin_build.build(spec), launch, config, isolated=False)
 
 
 # ---------------------------------------------------------------------------------------
@@ -259,7 +257,7 @@ def float32_library(kernel_dir: Path) -> Path:
 
 def test_a_new_copy_compiles_nothing_it_did_not_change(kernel_copy, cache, compiled, tmp_path):
     first = float32_library(kernel_copy)
-    assert len(compiled) == 7  # six twin units and the kernel, from an empty cache
+    assert len(compiled) == 8  # six twin units, the glue and the kernel, from an empty cache
     compiled.clear()
     another = tmp_path / "another" / "kernel"
     shutil.copytree(kernel_copy, another)
@@ -275,7 +273,7 @@ def test_a_new_copy_compiles_nothing_it_did_not_change(kernel_copy, cache, compi
 
 def test_quotes_and_dollars_in_the_path_break_nothing(cache, compiled, tmp_path):
     copy = tmp_path / "it's $HOME and $$ here" / "kernel"
-    shutil.copytree(source.KERNEL_DIR, copy)
+    shutil.copytree(source.OPERATOR_DIR, copy)
     assert tile_length(float32_library(copy)) == 4096
     compiled.clear()
     header = copy / "op_kernel" / "mish_grad.h"

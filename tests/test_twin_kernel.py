@@ -246,7 +246,7 @@ def test_notebook_05s_transcription_is_dmish_ours():
     """
     import re
 
-    from mishgrad.kernel.source import KERNEL_DIR
+    from mishgrad.kernel.source import OPERATOR_DIR
     from mishgrad.math import vector_math
 
     rng = np.random.default_rng(5)
@@ -265,7 +265,7 @@ def test_notebook_05s_transcription_is_dmish_ours():
     for model in ("hardware", "adversarial"):
         kernel = twin.run_kernel(np.ones_like(x), x, numerics=model).out
         assert np.all(same(kernel, numerics.dmish_ours(x, model))), model
-    header = (KERNEL_DIR / "op_kernel" / "mish_grad.h").read_text()
+    header = (OPERATOR_DIR / "op_kernel" / "mish_grad.h").read_text()
     far = np.float32(re.search(r"constexpr float kFarLimit = ([-+.\deE]+)f;", header)[1])
     a = -np.abs(x)
     with np.errstate(invalid="ignore"):  # signalling NaNs among the random bit patterns

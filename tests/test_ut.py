@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mishgrad.kernel import twin, ut
-from mishgrad.kernel.source import KERNEL_DIR
+from mishgrad.kernel.source import OPERATOR_DIR
 
 pytestmark = pytest.mark.slow  # builds broken copies of the operator and their unit tests
 
@@ -61,8 +61,7 @@ def test_a_broken_operator_fails_its_unit_test(
     tmp_path, program, path, right, wrong, failing, says
 ):
     kernel = tmp_path / "kernel"
-    shutil.copytree(KERNEL_DIR, kernel, ignore=shutil.ignore_patterns("twin"))
-    shutil.copytree(KERNEL_DIR / "twin", kernel / "twin")
+    shutil.copytree(OPERATOR_DIR, kernel)
     source = kernel / path
     assert right in source.read_text()
     source.write_text(source.read_text().replace(right, wrong))
@@ -92,7 +91,7 @@ def test_every_kernel_case_meets_both_standards(dtype):
 
 
 def test_the_mixed_tolerance_by_hand_is_what_the_float16_test_prints():
-    data = KERNEL_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
+    data = OPERATOR_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
     spec = importlib.util.spec_from_file_location("mish_grad_golden", data / "mish_grad_golden.py")
     mg = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mg  # dataclasses look their module up there

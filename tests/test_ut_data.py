@@ -1,6 +1,6 @@
 """The kernel unit test's NumPy-only data scripts agree with the package they stand in for.
 
-``kernel/tests/ut/op_kernel/mish_grad_data`` is copied into ops-nn, where only NumPy is at
+``kernel/mish_grad/tests/ut/op_kernel/mish_grad_data`` is copied into ops-nn, where only NumPy is at
 hand, so its golden and verdicts are restated there (``mish_grad_golden.py``). Here they are
 held to :mod:`mishgrad.math.oracle` and :mod:`mishgrad.evaluation.precision`, and the scripts
 are run by an interpreter that cannot import mishgrad, ml_dtypes or mpmath.
@@ -20,11 +20,11 @@ import numpy as np
 import precision_standard
 import pytest
 
-from mishgrad.kernel.source import KERNEL_DIR
+from mishgrad.kernel.source import OPERATOR_DIR
 from mishgrad.math import oracle, samples
 from mishgrad.math.dtypes import as_dtype, ordered
 
-DATA = KERNEL_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
+DATA = OPERATOR_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
 DTYPES = ("float32", "float16", "bfloat16")
 #: The elements of the unit test's two cases (test_mish_grad.cpp).
 UT_CASES = {"without tanhx": 48 * 4099 + 13, "with tanhx": 3 * 1000 + 1}

@@ -36,8 +36,8 @@ Read it in this order, one short module at a time:
 - :mod:`~mishgrad.aclnn.call`: phase 1, phase 2, and :func:`mish_backward`, the seven steps in
   one function;
 - :mod:`~mishgrad.aclnn.provenance`: which kernel ran;
-- :mod:`~mishgrad.aclnn.example`: the same call in C++ (``kernel/examples``), built and run
-  against the twin.
+- :mod:`~mishgrad.aclnn.example`: the same call in C++ (``kernel/mish_grad/examples``), built
+  and run against the twin.
 
 May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citations`,
 :mod:`mishgrad.paths`.

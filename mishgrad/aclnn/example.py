@@ -1,4 +1,6 @@
-"""The C++ example of the aclnn call (kernel/examples/test_aclnn_mish_grad.cpp) against the twin.
+"""The C++ example of the aclnn call against the twin.
+
+The example is ``kernel/mish_grad/examples/test_aclnn_mish_grad.cpp``.
 
 ``make example`` and notebook 09 both come here: the program is compiled with the system
 C++ compiler against the twin's CANN headers, linked to the twin library, and run. The
@@ -17,9 +19,9 @@ import sys
 from pathlib import Path
 
 from mishgrad.kernel import compile_units, opsnn, twin_build
-from mishgrad.kernel.source import KERNEL_DIR
+from mishgrad.kernel.source import OPERATOR_DIR, TWIN_DIR
 
-SOURCE = KERNEL_DIR / "examples" / "test_aclnn_mish_grad.cpp"
+SOURCE = OPERATOR_DIR / "examples" / "test_aclnn_mish_grad.cpp"
 FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror"]
 
 
@@ -41,8 +43,8 @@ def build() -> Path:
     # twin/include stands in for $ASCEND_HOME_PATH/include; the rest is what ops-nn and
     # run.sh give the example
     includes = [
-        f"-I{KERNEL_DIR / 'twin' / 'include'}",
-        *opsnn.include_flags("example", KERNEL_DIR),
+        f"-I{TWIN_DIR / 'include'}",
+        *opsnn.include_flags("example", OPERATOR_DIR),
     ]
     partial = binary.with_suffix(f".{os.getpid()}.partial")
     command = [

@@ -4,8 +4,8 @@ The library that serves ``aclnnMishBackward`` (:attr:`Backend.served_by`) does n
 kernel: on a CANN host nnopbase picks the kernel for op type MishGrad from every installed
 package (:mod:`mishgrad.kernel.installed`). So the kernel says it itself. Its tiling function
 asks for a workspace of its own beyond CANN's system workspace, and core 0 writes a 32-byte
-stamp there (``kernel/op_kernel/mish_grad_stamp.h``; the layout is in
-``kernel/op_kernel/mish_grad_tiling_data.h``, read from there): the magic ``MISHGRAD``, a
+stamp there (``kernel/mish_grad/op_kernel/mish_grad_stamp.h``; the layout is in
+``kernel/mish_grad/op_kernel/mish_grad_tiling_data.h``, read from there): the magic ``MISHGRAD``, a
 version, the element size, and the plan the kernel ran (blockDim, tileLength, tanhx, n).
 :func:`which_kernel` zeroes a call's workspace, runs it, and looks for the stamp. CANN's own
 kernel writes none, and a workspace without the stamp means another kernel ran.
@@ -25,7 +25,7 @@ from mishgrad.kernel.messages import translate
 from .call import get_workspace_size, run
 from .session import Session
 
-_LAYOUT = source.KERNEL_DIR / "op_kernel" / "mish_grad_tiling_data.h"
+_LAYOUT = source.OPERATOR_DIR / "op_kernel" / "mish_grad_tiling_data.h"
 
 
 def _stamp_constants() -> dict[str, int]:

@@ -146,7 +146,7 @@ def measure_cost(
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
     The kernel is built from the sources as they are now, so an edit to
-    ``kernel/op_kernel/mish_grad.h`` shows up here.
+    ``kernel/mish_grad/op_kernel/mish_grad.h`` shows up here.
 
     Parameters
     ----------

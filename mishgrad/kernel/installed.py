@@ -1,9 +1,9 @@
 """Where this repository's operator package is installed on a CANN host, and who gets its kernel.
 
 One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
-``ascend-builtin``), ``kernel/examples/run.sh`` and the Ascend workflow call it (the last two
-through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
-library, so it runs before the virtual environment exists).
+``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow call it (the
+last two through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the
+standard library, so it runs before the virtual environment exists).
 
 **Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
 type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
@@ -125,8 +125,9 @@ def find_package(env: Mapping[str, str] = os.environ) -> Package:
     looked = "\n".join(f"  {p.opapi} ({p.route})" for p in places)
     raise PackageError(
         "MISHGRAD_BACKEND=ascend runs this repository's operator, but its package is not "
-        f"installed; looked for:\n{looked}\nBuild it in an ops-nn checkout (kernel/README.md): "
-        f"copy kernel/ to {opsnn.OPS_NN_OP_DIR}, then `{opsnn.BUILD_COMMAND} && "
+        f"installed; looked for:\n{looked}\nBuild it in an ops-nn checkout "
+        f"(kernel/mish_grad/README.md): copy kernel/mish_grad (all but its twin/) to "
+        f"{opsnn.OPS_NN_OP_DIR}, then `{opsnn.BUILD_COMMAND} && "
         f"{install_command(env)}`. To run CANN's built-in operator instead, choose it "
         "explicitly: MISHGRAD_BACKEND=ascend-builtin"
     )
@@ -219,9 +220,9 @@ def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
 def main(argv: list[str]) -> int:
     """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
 
-    For ``kernel/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the package
-    (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with. On an
-    error, its message on stderr and exit status 1.
+    For ``kernel/mish_grad/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the
+    package (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with.
+    On an error, its message on stderr and exit status 1.
     """
     if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)

@@ -42,7 +42,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
@@ -53,7 +53,7 @@ import numpy as np
 
 from .messages import translate
 from .shared_tensors import GUARD_BYTES, progress, shared_tensors, strays, tensor
-from .twin_abi import TilingData, TwinConfig
+from .twin_abi import Launch, TwinConfig
 from .worker import READY
 
 #: A launch's progress board (``twin::ProgressSlot`` per core), read afresh at each call.
@@ -328,13 +328,15 @@ def _call(
             raise KernelError(message) from error
 
 
-def _check_strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> None:
+def _check_strays(
+    blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray], outputs: tuple[str, ...]
+) -> None:
     """Raise :class:`KernelError` if a launch wrote outside its output.
 
     The findings are :func:`~mishgrad.kernel.shared_tensors.strays`'s; raised inside
     :func:`_call`'s turn, the error stops the worker, whose memory a raw write may have hit too.
     """
-    found = strays(blocks, arrays)
+    found = strays(blocks, arrays, outputs)
     if found:
         wrote = found[0] + "".join(translate(f"; and {more}") for more in found[1:])
         raise KernelError(
@@ -361,54 +363,49 @@ def call(function: Callable[..., Any], *arguments: Any, watchdog: Watchdog = Wat
 
 
 def tiling(
-    path: Path, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
+    path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
 ) -> tuple[int, bytes]:
-    """``mishgrad_tiling(*arguments)`` of the library at ``path``, in the worker.
+    """``function(*arguments)``, MishGrad's tiling, of the library at ``path``, in the worker.
 
     Returns the status and the ``MishGradTilingData`` bytes.
     """
-    return _call("tiling", path, arguments, None, watchdog, watchdog.limit_for(0))
+    return _call("tiling", path, (function, arguments), None, watchdog, watchdog.limit_for(0))
 
 
 def launch(
-    path: Path,
-    dtype: int,
-    arrays: dict[str, np.ndarray | None],
-    out: np.ndarray,
-    tiling_data: TilingData,
-    config: TwinConfig,
-    watchdog: Watchdog = Watchdog(),
+    path: Path, launch: Launch, config: TwinConfig, watchdog: Watchdog = Watchdog()
 ) -> tuple[int, str, str, bytes]:
-    """``mishgrad_twin_launch`` of the library at ``path``, in the worker; ``out`` is written.
+    """``launch`` (any operator's entry) on the library at ``path``, in the worker.
 
-    ``arrays`` maps ``grad``, ``x`` and ``tanhx`` (or None) to C-contiguous arrays. Returns the
-    status, the twin's error message, the kernel's log and the trace's bytes.
+    The tensors travel through shared memory and the outputs come back into ``launch.tensors``.
+    Returns the status, the twin's error message, the kernel's log and the trace's bytes.
 
     Raises
     ------
     KernelError
         If the kernel crashed, stalled, made more AscendC calls than its tiles can need, or
-        wrote outside ``out`` (:func:`~mishgrad.kernel.shared_tensors.strays`); the worker is
-        stopped.
+        wrote outside its outputs (:func:`~mishgrad.kernel.shared_tensors.strays`); the worker
+        is stopped.
     KeyboardInterrupt
         Raised again after the worker is stopped.
 
     """
-    cores = int(tiling_data.blockDim)
-    sent = {role: array for role, array in {**arrays, "out": out}.items() if array is not None}
+    cores = launch.block_dim
+    sent = dict(launch.tensors)
     with shared_tensors(sent, cores) as (blocks, board_block):
         request = {
             "blocks": {role: (block.name, GUARD_BYTES) for role, block in blocks.items()}
             | {"progress": (board_block.name, 0)},
-            "dtype": dtype,
-            "tiling": bytes(tiling_data),
+            "sizes": {role: array.nbytes for role, array in sent.items()},
+            "launch": replace(launch, tensors={}),
             "config": bytes(config),
             "trace": bool(config.trace),
         }
-        tiles = max(tiling_data.bigTileNum, tiling_data.smallTileNum, tiling_data.lastTileNum)
-        budget = watchdog.calls_for(int(tiles))
-        limit = watchdog.limit_for(out.size)
-        board, check = partial(progress, board_block, cores), partial(_check_strays, blocks, sent)
+        budget = watchdog.calls_for(launch.tiles)
+        limit = watchdog.limit_for(max(array.size for array in sent.values()))
+        board = partial(progress, board_block, cores)
+        check = partial(_check_strays, blocks, sent, launch.outputs)
         reply = _call("launch", path, request, board, watchdog, limit, budget, check)
-        out[...] = tensor(blocks["out"], out)
+        for name in launch.outputs:
+            launch.tensors[name][...] = tensor(blocks[name], launch.tensors[name])
         return reply

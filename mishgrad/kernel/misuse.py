@@ -23,7 +23,7 @@ from mishgrad.citations import ASC_DEVKIT, permalink
 from . import source, twin_build
 
 #: The misuse programs (C++ against the twin's AscendC headers).
-SOURCE: Final = source.KERNEL_DIR.parent / "tests" / "twin" / "misuse_kernels.cpp"
+SOURCE: Final = source.REPOSITORY / "tests" / "twin" / "misuse_kernels.cpp"
 
 #: Folders of asc-devkit's documentation (the API reference, the debugging guide).
 _API = "docs/zh/api/SIMD-API/基础API/"

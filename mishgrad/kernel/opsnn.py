@@ -1,6 +1,6 @@
 """How CANN's ops-nn builds an operator directory: names, paths and per-target include dirs.
 
-``kernel/`` is a drop-in ops-nn operator directory. These constants say where it goes in an
+``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes in an
 ops-nn checkout, what the custom package it builds is called, and which directories of the
 operator ops-nn puts on each compiler's include path. The twin's build
 (:mod:`mishgrad.kernel.twin_build`, :mod:`mishgrad.aclnn.example`) and ``make cann-check``
@@ -84,6 +84,7 @@ TARGETS: Final[dict[str, str]] = {
     "op_host/op_api/aclnn_mish_backward.cpp": "op_api",
     "op_host/op_api/mish_grad_l0.cpp": "op_api",
     "common/mish_grad_contract.h": "op_api",
+    "common/mish_grad_dtypes.h": "op_api",
     "examples/test_aclnn_mish_grad.cpp": "example",
 }
 
@@ -159,7 +160,8 @@ def stand_in_package(vendor: Path, library: Path) -> Path:
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
     (vendor / "op_api" / "include").mkdir(parents=True, exist_ok=True)
-    header = Path(__file__).resolve().parents[2] / "kernel/op_host/op_api/aclnn_mish_backward.h"
+    header = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
+    header = header / "aclnn_mish_backward.h"
     shutil.copy(header, vendor / "op_api" / "include")
     (vendor / KERNEL_CONFIG).parent.mkdir(parents=True, exist_ok=True)
     (vendor / KERNEL_CONFIG).write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))

@@ -1,19 +1,22 @@
-"""A learner's scratch copy of ``kernel/``, for exercises that edit the kernel.
+"""A learner's scratch copy of the operator's folder, for exercises that edit the kernel.
 
 An exercise that says "change this line of the kernel" must never change ``kernel/`` itself:
 a forgotten undo would silently change every later notebook and test. Instead the notebook
-makes a copy under ``build/scratch/<name>/kernel`` and the learner edits that, from the
+makes a copy of the operator's folder (``kernel/mish_grad``, :data:`~.source.OPERATOR_DIR`)
+under ``build/scratch/<name>/mish_grad`` and the learner edits that, from the
 notebook (:meth:`ScratchKernel.replace`, which shows the change) or in an editor; the twin
-builds from the copy (:func:`mishgrad.kernel.twin.run_kernel` with ``kernel_dir``), in a worker
+builds from the copy and the repository's ``kernel/twin``
+(:func:`mishgrad.kernel.twin.run_kernel` with ``kernel_dir``), in a worker
 process (:mod:`mishgrad.kernel.isolation`). The copy is made once and never overwritten, so the
 learner's edits survive a re-run of the notebook; :meth:`ScratchKernel.diff` shows them all and
 :meth:`ScratchKernel.reset` restores the copy, whatever state it is in.
 
 ``reset`` deletes a folder, so it acts only on a copy :func:`scratch_kernel` made: each copy
 holds a hidden marker file (:data:`MARKER`), which no other folder has. It refuses anything
-else (a folder of the learner's, ``kernel/``, a folder containing it, a symbolic link) and
-deletes nothing then. A copy made before copies were marked is marked when
-:func:`scratch_kernel` finds it holding only files of ``kernel/``, so it is provably a copy.
+else (a folder of the learner's, ``kernel/`` or anything in it, a folder containing it, a
+symbolic link) and deletes nothing then. A copy made before copies were marked is marked when
+:func:`scratch_kernel` finds it holding only files of the operator's folder, so it is provably
+a copy.
 
 The environment variable ``MISHGRAD_SCRATCH`` (an absolute path; unset or empty:
 ``build/scratch``) moves the copies elsewhere. The tests set it (``tests/conftest.py``), so a
@@ -34,7 +37,7 @@ from typing import Final
 
 from . import tiling, twin
 from .messages import translate
-from .source import KERNEL_DIR, REPOSITORY, SourceListing, shown, source_block
+from .source import KERNEL_DIR, OPERATOR_DIR, REPOSITORY, SourceListing, shown, source_block
 
 #: Where scratch copies live unless ``MISHGRAD_SCRATCH`` says otherwise: ``build/`` of the
 #: repository (ignored by git).
@@ -92,7 +95,7 @@ def _check_folder_name(name: str) -> None:
 
 @dataclass(frozen=True)
 class ScratchKernel:
-    """One scratch copy of ``kernel/``, and the twin built from it."""
+    """One scratch copy of the operator's folder, and the twin built from it."""
 
     path: Path
 
@@ -115,9 +118,9 @@ class ScratchKernel:
         return path
 
     def edited(self) -> list[str]:
-        """The files that differ between the copy and ``kernel/``: changed, added or deleted."""
-        names = _files(self.path) | _files(KERNEL_DIR)
-        return sorted(name for name in names if not _same(self.path / name, KERNEL_DIR / name))
+        """The files that differ between the copy and the original: changed, added or deleted."""
+        names = _files(self.path) | _files(OPERATOR_DIR)
+        return sorted(name for name in names if not _same(self.path / name, OPERATOR_DIR / name))
 
     def replace(self, relative: str, old: str, new: str) -> SourceListing:
         """Edit a file of the copy: its one occurrence of ``old`` becomes ``new``; show the change.
@@ -140,15 +143,17 @@ class ScratchKernel:
         return source_block(_unified(text, path.read_text(encoding="utf-8"), relative), "diff")
 
     def diff(self) -> SourceListing:
-        """Every difference between the copy and ``kernel/``, as one unified diff."""
+        """Every difference between the copy and the original, as one unified diff."""
         parts = [
-            _unified(_text(KERNEL_DIR / name), _text(self.path / name), name)
+            _unified(_text(OPERATOR_DIR / name), _text(self.path / name), name)
             for name in self.edited()
         ]
-        return source_block("\n".join(parts) or "(no differences: the copy is kernel/)", "diff")
+        return source_block(
+            "\n".join(parts) or f"(no differences: the copy is {shown(OPERATOR_DIR)}/)", "diff"
+        )
 
     def reset(self) -> None:
-        """Throw the edits away: the copy becomes ``kernel/`` again, whatever state it is in.
+        """Throw the edits away: the copy becomes the original again, whatever state it is in.
 
         A missing copy is made afresh. Only a copy :func:`scratch_kernel` made is deleted.
 
@@ -157,8 +162,8 @@ class ScratchKernel:
         ValueError
             If ``path`` is a symbolic link, overlaps ``kernel/`` or is not a copy
             :func:`scratch_kernel` made (it has no :data:`MARKER`: a folder holding a file
-            ``kernel/`` does not have): nothing is deleted, and the message says why and what
-            to do.
+            the operator's folder does not have): nothing is deleted, and the message says why
+            and what to do.
 
         """
         refusal = _refusal(self.path)
@@ -189,7 +194,7 @@ def _files(root: Path) -> set[str]:
 
 
 def _left_out(name: str) -> bool:
-    """What a copy leaves out of ``kernel/``: bytecode caches and hidden files."""
+    """What a copy leaves out of the operator's folder: bytecode caches and hidden files."""
     return name == "__pycache__" or name.startswith(".")
 
 
@@ -206,9 +211,10 @@ def _text(path: Path) -> str:
 
 
 def _unified(before: str, after: str, name: str) -> str:
-    """``diff -u`` of one file: ``kernel/`` on the left, the copy on the right."""
+    """``diff -u`` of one file: the original on the left, the copy on the right."""
+    original = f"{shown(OPERATOR_DIR)}/{name}"
     lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), f"kernel/{name}", f"copy/{name}", lineterm=""
+        before.splitlines(), after.splitlines(), original, f"copy/{name}", lineterm=""
     )
     return "\n".join(lines)
 
@@ -248,7 +254,8 @@ def _discard(copy: Path) -> None:
 
 def _mark(copy: Path) -> None:
     (copy / MARKER).write_text(
-        "A scratch copy of kernel/ made by mishgrad.kernel.scratch: reset() may delete it.\n",
+        f"A scratch copy of {shown(OPERATOR_DIR)}/ made by mishgrad.kernel.scratch: "
+        "reset() may delete it.\n",
         encoding="utf-8",
     )
 
@@ -257,7 +264,7 @@ def _copy(destination: Path) -> None:
     # Copied beside the destination, then renamed: a second process never sees half a copy.
     partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(KERNEL_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
+    shutil.copytree(OPERATOR_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
     _mark(partial)
     try:
         partial.rename(destination)
@@ -266,7 +273,7 @@ def _copy(destination: Path) -> None:
 
 
 def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
-    """The scratch copy ``name`` (made from ``kernel/`` the first time; never overwritten).
+    """The scratch copy ``name`` of the operator's folder (made the first time; never overwritten).
 
     Parameters
     ----------
@@ -283,7 +290,7 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
 
     """
     _check_folder_name(name)
-    path = Path(root or scratch_root() / _subfolder) / name / "kernel"
+    path = Path(root or scratch_root() / _subfolder) / name / OPERATOR_DIR.name
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
         _copy(path)
@@ -294,10 +301,10 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
 def _adopt(path: Path) -> None:
     """Mark a copy made before copies were marked, if it provably is one.
 
-    It is, when every file in it is a file of ``kernel/`` (edited or not): then no file of the
-    learner's is in it, and :meth:`ScratchKernel.reset` may put it back. A folder holding any
-    other file stays unmarked, and ``reset`` refuses it.
+    It is, when every file in it is a file of the operator's folder (edited or not): then no
+    file of the learner's is in it, and :meth:`ScratchKernel.reset` may put it back. A folder
+    holding any other file stays unmarked, and ``reset`` refuses it.
     """
-    if path.is_symlink() or (path / MARKER).exists() or not _files(path) <= _files(KERNEL_DIR):
+    if path.is_symlink() or (path / MARKER).exists() or not _files(path) <= _files(OPERATOR_DIR):
         return
     _mark(path)

@@ -34,10 +34,12 @@ def tensor(block: SharedMemory, like: np.ndarray) -> np.ndarray:
     return np.ndarray(like.shape, like.dtype, buffer=block.buf, offset=GUARD_BYTES)
 
 
-def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> list[str]:
-    """Where a launch wrote outside its output: each tensor's guards, and the inputs' bytes.
+def strays(
+    blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray], outputs: tuple[str, ...]
+) -> list[str]:
+    """Where a launch wrote outside its outputs: each tensor's guards, and the inputs' bytes.
 
-    ``arrays`` are the tensors as sent (``out`` among them); each finding names the tensor,
+    ``arrays`` are the tensors as sent (``outputs`` among them); each finding names the tensor,
     the side and how many bytes, in the notebook's language (a part of a learner's message).
     """
     found = []
@@ -58,7 +60,7 @@ def strays(blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray]) -> li
                     f"past the end of {role}: {after[-1] + 1} bytes after its last element changed"
                 )
             )
-        if role == "out":
+        if role in outputs:
             continue
         rows = (-1, array.itemsize)
         sent, now = array.view(np.uint8).reshape(rows), tensor(blocks[role], array)

@@ -1,4 +1,4 @@
-"""The kernel's sources: where they are (:data:`KERNEL_DIR`), and excerpts for the notebooks.
+"""The kernel's sources: where they are (:data:`OPERATOR_DIR`, :data:`TWIN_DIR`), and excerpts.
 
 Notebooks never paste code: they show functions and line ranges of the real files, so an
 edit to the kernel shows up the next time the cell runs, as a :class:`SourceListing`
@@ -23,8 +23,13 @@ from mishgrad.paths import REPOSITORY
 
 from .messages import translate
 
-#: The repository's ``kernel/`` folder: the operator's sources.
+#: The repository's ``kernel/`` folder: the operator's folder and the CPU twin.
 KERNEL_DIR: Final = REPOSITORY / "kernel"
+#: The operator's folder (what is copied into ops-nn): op_host/, op_kernel/, common/ and the
+#: rest, plus its own twin glue in ``twin/``, which ops-nn never sees.
+OPERATOR_DIR: Final = KERNEL_DIR / "mish_grad"
+#: The CPU twin: stand-ins for CANN's headers, the AscendC API subset, the ACL runtime.
+TWIN_DIR: Final = KERNEL_DIR / "twin"
 
 _NOT_TYPES: Final = frozenset({"return", "else", "new", "delete", "case", "throw"})
 

@@ -1,4 +1,4 @@
-"""A readable Python model of MishGrad's host tiling (``kernel/common/mish_grad_tiling.h``).
+"""A readable Python model of MishGrad's host tiling (``common/mish_grad_tiling.h``).
 
 The C++ function is what runs, on the NPU host and in the CPU twin; this model exists so
 notebooks can explain it line by line. ``tests/test_tiling.py`` checks on thousands of

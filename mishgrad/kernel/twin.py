@@ -6,6 +6,10 @@ call (:mod:`mishgrad.kernel.trace`) and what the kernel printed; a broken hardwa
 back as :class:`KernelError`. :func:`native_tiling` runs the C++ ``ComputeTiling``, and
 :func:`native_exp` and :func:`native_div` the twin's ``Exp`` and ``Div``.
 
+Any other operator's kernel runs through the same launcher
+(:mod:`mishgrad.kernel.launcher`: :func:`launch`, :func:`run_operator`), which
+:func:`run_kernel` is built on.
+
 The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``Exp`` and
 ``Div`` round, one of :data:`NUMERICS_MODELS` (default ``ieee``); it is read by
 :func:`run_kernel` and by the twin's ``aclnnMishBackward`` at each launch (see
@@ -15,12 +19,9 @@ The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``E
 from __future__ import annotations
 
 import ctypes
-import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -30,20 +31,21 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation, tiling
 from .isolation import KernelError, Watchdog
+
+# `name as name`: re-exported, for the notebooks and tests that reach it through this module.
+from .launcher import NUMERICS_VARIABLE as NUMERICS_VARIABLE
+from .launcher import OperatorRun as OperatorRun
+from .launcher import launch, numerics_model, twin_config
+from .launcher import run_operator as run_operator
+from .operators import MISH_GRAD
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
-from .source import KERNEL_DIR
-from .twin_abi import TRACE_DTYPE, TilingData, TraceEvent, TwinConfig
+from .source import OPERATOR_DIR
+from .twin_abi import TRACE_DTYPE as TRACE_DTYPE
+from .twin_abi import Launch, TilingData
+from .twin_abi import TwinConfig as TwinConfig
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
-
-#: aclDataType values of the supported dtypes (CANN runtime, ``acl/acl_base.h``).
-ACL_DTYPES: Final = {"float32": 0, "float16": 1, "bfloat16": 27}
-
-#: The environment variable that chooses the numerics model when a launch does not.
-NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
-
-_in_process = threading.Lock()  # one in-process launch at a time, with what it left behind
 
 
 def runs_isolated(
@@ -52,22 +54,22 @@ def runs_isolated(
     """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
     ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
-    than the repository's ``kernel/``) runs isolated, so that an endless loop or a crash in an
-    edit cannot take the notebook down, and so does a launch with a plan the caller supplied
+    than the repository's ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash
+    in an edit cannot take the notebook down, and so does a launch with a plan the caller supplied
     (``plan_supplied``: notebooks break plans on purpose). The project's own kernel with its
     own plan, tested under AddressSanitizer, runs in this process, where its trace and timings
     cost nothing extra.
     """
     if isolated is not None:
         return isolated
-    learners = kernel_dir is not None and Path(kernel_dir).resolve() != KERNEL_DIR.resolve()
+    learners = kernel_dir is not None and Path(kernel_dir).resolve() != OPERATOR_DIR.resolve()
     return learners or plan_supplied
 
 
 def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
     """The twin library with the ``dtype`` kernel, built from ``kernel_dir`` if needed.
 
-    ``kernel_dir`` is the ``kernel/`` folder to build from: default the repository's, or a
+    ``kernel_dir`` is the operator's folder to build from: default the repository's, or a
     learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     One dtype per library: an edit to the kernel recompiles one instantiation of it.
     """
@@ -118,13 +120,14 @@ def native_tiling(
 
 
 def _tiling(path: Path, arguments: tuple[int, ...], isolate: bool) -> tiling.TilingPlan:
-    """``mishgrad_tiling(*arguments)`` of the library at ``path``, here or in the worker."""
+    """MishGrad's tiling (``mishgrad_tiling(*arguments)``) of the library at ``path``."""
+    function = MISH_GRAD.tiling_function
     if isolate:
-        status, raw = isolation.tiling(path, arguments)
+        status, raw = isolation.tiling(path, function, arguments)
         data = TilingData.from_buffer_copy(raw)
     else:
         data = TilingData()
-        status = _load(path).mishgrad_tiling(*arguments, ctypes.byref(data))
+        status = getattr(_load(path), function)(*arguments, ctypes.byref(data))
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
     return data.as_plan()
@@ -178,34 +181,6 @@ class KernelRun:
     log: str = ""
 
 
-def _trace(lib: ctypes.CDLL) -> np.ndarray:
-    events = (TraceEvent * lib.mishgrad_twin_trace_size())()
-    copied = lib.mishgrad_twin_trace_copy(events, len(events))
-    return np.frombuffer(bytes(events), dtype=TRACE_DTYPE, count=copied).copy()
-
-
-def numerics_model(numerics: str | None = None) -> str:
-    """The numerics model a launch uses: ``numerics``, else ``$MISHGRAD_TWIN_NUMERICS``, else ieee.
-
-    Raises
-    ------
-    ValueError
-        If ``numerics`` or the environment variable (when it decides) names no model of
-        :data:`NUMERICS_MODELS`; an empty variable counts as unset.
-
-    """
-    if numerics is None:
-        numerics = os.environ.get(NUMERICS_VARIABLE) or "ieee"
-        source = NUMERICS_VARIABLE
-    else:
-        source = "numerics"
-    if numerics not in NUMERICS_MODELS:
-        raise ValueError(
-            f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}"
-        )
-    return numerics
-
-
 def _contiguous(name: str, array: npt.ArrayLike, dtype: np.dtype, size: int) -> np.ndarray:
     array = as_input(array)
     if array.dtype != dtype:
@@ -257,7 +232,7 @@ def run_kernel(
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
     kernel_dir
-        The ``kernel/`` folder to build the twin from (default: the repository's; a
+        The operator's folder to build the twin from (default: the repository's; a
         scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
     isolated
         Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of
@@ -278,7 +253,7 @@ def run_kernel(
         If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
 
     """
-    model = NUMERICS_MODELS.index(numerics_model(numerics))
+    config = twin_config(platform(on), host_threads, trace, numerics)
     x = as_input(x)
     dtype = as_dtype(x.dtype)
     if x.size == 0:
@@ -306,43 +281,18 @@ def run_kernel(
         out = np.empty_like(x_flat)
     elif out.dtype != dtype or out.size != x.size or not out.flags.c_contiguous:
         raise ValueError("out must be a C-contiguous array of x's dtype and size")
-    config = TwinConfig(
-        chip.ub_bytes,
-        chip.select_scratch_begin,
-        host_threads or os.cpu_count() or 1,
-        int(trace),
-        model,
+    tensors = {"grad": grad_flat, "x": x_flat, "x_grad": out.reshape(-1)}
+    if tanhx_flat is not None:
+        tensors["tanhx"] = tanhx_flat
+    tiles = max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum)
+    one = Launch(
+        MISH_GRAD.entry(dtype_name(dtype)),
+        MISH_GRAD.arguments,
+        tensors,
+        MISH_GRAD.outputs,
+        bytes(TilingData.from_plan(plan)),
+        plan.blockDim,
+        int(tiles),
     )
-    code = ACL_DTYPES[dtype_name(dtype)]
-    if isolate:
-        arrays = {"grad": grad_flat, "x": x_flat, "tanhx": tanhx_flat}
-        flat_out = out.reshape(-1)
-        status, error, log, raw = isolation.launch(
-            path,
-            code,
-            arrays,
-            flat_out,
-            TilingData.from_plan(plan),
-            config,
-            watchdog or Watchdog(),
-        )
-        if status != 0:
-            raise KernelError(error, log)
-        events = np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
-        return KernelRun(out.reshape(x.shape), plan, events, log)
-    lib = _load(path)
-    with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
-        status = lib.mishgrad_twin_launch(
-            code,
-            grad_flat.ctypes.data,
-            x_flat.ctypes.data,
-            None if tanhx_flat is None else tanhx_flat.ctypes.data,
-            out.ctypes.data,
-            ctypes.byref(TilingData.from_plan(plan)),
-            ctypes.byref(config),
-        )
-        log, error = lib.mishgrad_twin_log().decode(), lib.mishgrad_twin_last_error().decode()
-        events = _trace(lib) if trace else np.empty(0, TRACE_DTYPE)
-    if status != 0:
-        raise KernelError(error, log)
+    log, events = launch(path, one, config, isolated=isolate, watchdog=watchdog)
     return KernelRun(out.reshape(x.shape), plan, events, log)

@@ -1,13 +1,18 @@
 """The twin library's C ABI as ctypes sees it: its structs and its functions' signatures.
 
-``kernel/twin/include/twin/capi.h`` declares what the twin library exports; this module
-mirrors it for :mod:`mishgrad.kernel.twin` (which runs the kernel in this process) and
-:mod:`mishgrad.kernel.isolation` (which runs it in a worker process).
+``kernel/twin/include/twin/capi.h`` declares what the twin library exports, and MishGrad's
+twin glue (``kernel/mish_grad/twin``) adds ``mishgrad_tiling``; this module mirrors them for
+:mod:`mishgrad.kernel.twin` (which runs kernels in this process) and
+:mod:`mishgrad.kernel.isolation` (which runs them in a worker process). :class:`Launch` is one
+launch of any operator's kernel entry, and :func:`run_entry` runs it through the twin's
+launcher, ``mishgrad_twin_run``.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Final
@@ -18,7 +23,7 @@ from . import tiling
 
 
 class TilingData(ctypes.Structure):
-    """``MishGradTilingData`` (kernel/op_kernel/mish_grad_tiling_data.h), field for field."""
+    """``MishGradTilingData`` (``op_kernel/mish_grad_tiling_data.h``), field for field."""
 
     _fields_ = [
         ("totalLength", ctypes.c_uint64),
@@ -48,7 +53,7 @@ class TilingData(ctypes.Structure):
 
 
 class TwinConfig(ctypes.Structure):
-    """``MishGradTwinConfig`` (kernel/twin/include/twin/capi.h)."""
+    """``TwinConfig`` (kernel/twin/include/twin/capi.h)."""
 
     _fields_ = [
         ("ubBytes", ctypes.c_uint64),
@@ -56,6 +61,16 @@ class TwinConfig(ctypes.Structure):
         ("hostThreads", ctypes.c_uint32),
         ("trace", ctypes.c_uint32),
         ("numerics", ctypes.c_uint32),
+    ]
+
+
+class TwinRegion(ctypes.Structure):
+    """``TwinRegion`` (kernel/twin/include/twin/capi.h): a tensor a launch may touch."""
+
+    _fields_ = [
+        ("address", ctypes.c_void_p),
+        ("bytes", ctypes.c_uint64),
+        ("name", ctypes.c_char_p),
     ]
 
 
@@ -99,26 +114,18 @@ def load(path: Path) -> ctypes.CDLL:
     """The library at ``path``, loaded once, with every exported function's signature."""
     library = ctypes.CDLL(str(path))
     c = ctypes
-    library.mishgrad_tiling.argtypes = [
-        c.c_uint64,
+    if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own
+        _tiling_signature(library)
+    library.mishgrad_twin_run.argtypes = [
+        c.c_void_p,
+        c.POINTER(c.c_void_p),
         c.c_uint32,
-        c.c_int32,
-        c.c_uint64,
         c.c_uint32,
-        c.c_int32,
-        c.POINTER(TilingData),
-    ]
-    library.mishgrad_tiling.restype = c.c_int32
-    library.mishgrad_twin_launch.argtypes = [
-        c.c_int32,
-        c.c_void_p,
-        c.c_void_p,
-        c.c_void_p,
-        c.c_void_p,
-        c.POINTER(TilingData),
+        c.POINTER(TwinRegion),
+        c.c_uint32,
         c.POINTER(TwinConfig),
     ]
-    library.mishgrad_twin_launch.restype = c.c_int32
+    library.mishgrad_twin_run.restype = c.c_int32
     floats = c.POINTER(c.c_float)
     library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
     library.mishgrad_twin_exp.restype = c.c_int32
@@ -132,3 +139,89 @@ def load(path: Path) -> ctypes.CDLL:
     library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
     library.mishgrad_twin_trace_copy.restype = c.c_uint64
     return library
+
+
+def _tiling_signature(library: ctypes.CDLL) -> None:
+    c = ctypes
+    library.mishgrad_tiling.argtypes = [
+        c.c_uint64,
+        c.c_uint32,
+        c.c_int32,
+        c.c_uint64,
+        c.c_uint32,
+        c.c_int32,
+        c.POINTER(TilingData),
+    ]
+    library.mishgrad_tiling.restype = c.c_int32
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of an operator's kernel entry (see :func:`run_entry`).
+
+    Attributes
+    ----------
+    entry
+        The entry's symbol in the library, e.g. ``mish_grad_float``.
+    arguments
+        The entry's arguments in order (:attr:`OperatorSpec.arguments
+        <mishgrad.kernel.operators.OperatorSpec.arguments>`): a tensor's name, ``tiling`` for
+        the tiling data; anything without a tensor (the workspace, an absent input) is null.
+    tensors
+        The C-contiguous arrays by name, inputs and outputs: the regions the kernel may touch
+        (empty in the request a worker gets: the tensors are in shared memory).
+    outputs
+        The names of the tensors the kernel writes (the others must come back unchanged).
+    tiling
+        The tiling data's bytes, as the entry reads them.
+    block_dim
+        Virtual cores to run.
+    tiles
+        The most tiles one core walks (an isolated launch's budget of AscendC calls).
+
+    """
+
+    entry: str
+    arguments: tuple[str, ...]
+    tensors: Mapping[str, np.ndarray]
+    outputs: tuple[str, ...]
+    tiling: bytes
+    block_dim: int
+    tiles: int
+
+
+def run_entry(
+    library: ctypes.CDLL,
+    launch: Launch,
+    regions: Mapping[str, tuple[int, int]],
+    config: TwinConfig,
+) -> int:
+    """Run ``launch`` with its tensors at ``regions`` (name: address and bytes); the status.
+
+    A library built without the entry (another dtype's) passes a null entry, which the twin
+    refuses with a message saying so (``mishgrad_twin_last_error``).
+    """
+    tiling = ctypes.create_string_buffer(launch.tiling, max(len(launch.tiling), 1))
+    pointers = {name: address for name, (address, _) in regions.items()}
+    pointers["tiling"] = ctypes.addressof(tiling)
+    arguments = (ctypes.c_void_p * len(launch.arguments))(
+        *(pointers.get(name) for name in launch.arguments)
+    )
+    names = {name: name.encode() for name in regions}  # alive until the call returns
+    table = (TwinRegion * len(regions))(
+        *(TwinRegion(address, size, names[name]) for name, (address, size) in regions.items())
+    )
+    entry = (
+        ctypes.cast(getattr(library, launch.entry), ctypes.c_void_p)
+        if hasattr(library, launch.entry)  # ctypes raises for a missing (weak, null) symbol
+        else None
+    )
+    return library.mishgrad_twin_run(
+        entry,
+        arguments,
+        len(launch.arguments),
+        launch.block_dim,
+        table,
+        len(regions),
+        ctypes.byref(config),
+    )

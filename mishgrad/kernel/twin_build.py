@@ -1,8 +1,10 @@
 """Building the CPU twin: the real kernel sources compiled with g++ into a cached library.
 
-The twin library is ``kernel/twin`` (our host implementation of the AscendC API subset)
-plus ``kernel/op_kernel/mish_grad.cpp`` compiled once per dtype, linked into one shared
-library (:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
+The twin library of an operator (:mod:`mishgrad.kernel.operators`) is ``kernel/twin`` (our
+host implementation of the AscendC API subset, the ACL runtime and the launcher), the
+operator's twin glue (the ``twin/`` folder of its folder) and its kernel entry
+(``op_kernel/<name>.cpp``) compiled once per dtype, linked into one shared library
+(:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
 what it is made of, so editing a kernel file and re-running a cell rebuilds it, and an
 unchanged tree reuses the build.
 
@@ -56,7 +58,8 @@ from .compile_units import (
     unit_arguments,
     verified,
 )
-from .source import KERNEL_DIR
+from .operators import MISH_GRAD, OperatorSpec
+from .source import TWIN_DIR
 
 __all__ = ["BuildSpec", "TwinBuildError", "build", "build_extra", "cache_root", "kernel_spec"]
 
@@ -72,9 +75,6 @@ _FP_FLAGS: Final = ["-ffp-contract=off", "-fno-fast-math"]
 _NULL_FLAGS: Final = ["-fno-delete-null-pointer-checks", "-fno-isolate-erroneous-paths-dereference"]
 #: The twin sources any kernel needs besides its own: virtual cores, and how Exp and Div round.
 RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
-_KERNEL_TYPES: Final = {"float": "float", "half": "half", "bfloat16": "bfloat16_t"}
-#: The dtypes' names, and the suffix of their kernel entry (``mish_grad_float``, ...).
-_KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16"}
 #: Beside each library: its size and SHA-256, and what it was built from.
 _MANIFEST: Final = "manifest.json"
 #: Where builds work (``<cache>/building/build-*``); a folder a killed build left is removed.
@@ -90,10 +90,10 @@ _LOAD_CHECK: Final = (
 
 
 def _sources_root(root: Path) -> Path:
-    if not (root / "twin").is_dir():
+    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
         raise TwinBuildError(
-            f"kernel sources not found at {root}: install mishgrad from a clone of the "
-            "repository (`make lab` does this)"
+            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
+            "of the repository (`make lab` does this)"
         )
     return root
 
@@ -130,39 +130,42 @@ class BuildSpec:
 
 
 def kernel_spec(
-    flavour: str | None = None, root: Path | None = None, dtype: str | None = None
+    flavour: str | None = None,
+    root: Path | None = None,
+    dtype: str | None = None,
+    operator: OperatorSpec = MISH_GRAD,
 ) -> BuildSpec:
-    """The twin library: the AscendC twin, the launcher, and the kernel once per dtype.
+    """The twin library of ``operator``: the twin, its glue, and its kernel once per dtype.
 
-    ``root`` is the ``kernel/`` folder to build from: default the repository's, or a copy
-    (a learner's scratch copy, or one in a test). ``dtype`` (``"float32"``, ``"float16"`` or
-    ``"bfloat16"``) builds the kernel for that dtype only, a library of its own: what one
-    launch needs, and a third of the kernel's compile time after an edit.
+    ``root`` is the operator's folder to build from: default its own, or a copy (a learner's
+    scratch copy, or one in a test). ``dtype`` (one of the operator's, such as ``"float16"``)
+    builds the kernel for that dtype only, a library of its own: what one launch needs, and a
+    third of the kernel's compile time after an edit.
+
+    Raises
+    ------
+    ValueError
+        For an unknown flavour or a dtype the operator does not support.
+
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
     if flavour not in _FLAVOURS:
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
-    if dtype is not None and dtype not in _KERNEL_DTYPES:
-        raise ValueError(f"dtype must be one of {sorted(_KERNEL_DTYPES)}, got {dtype!r}")
-    root = _sources_root(Path(root or KERNEL_DIR))
-    # The twin's own sources also see the operator's headers; the kernel, an Ascend-side
-    # source, sees exactly what ops-nn gives it, so an include that ops-nn cannot resolve
-    # fails here too.
-    twin_private = tuple(
-        f"-I{root / folder}" for folder in ("op_kernel", "common", "op_host/op_api")
-    )
-    units = [(path, twin_private) for path in sorted((root / "twin" / "src").glob("*.cpp"))]
+    dtypes = operator.dtypes if dtype is None else (dtype,)
+    entries = tuple(operator.entry(each) for each in dtypes)  # checks the dtype
+    root = _sources_root(Path(root or operator.directory))
+    # The glue also sees the operator's headers; the twin sees none; the kernel, an
+    # Ascend-side source, sees exactly what ops-nn gives it, so an include that ops-nn cannot
+    # resolve fails here too.
+    glue = tuple(f"-I{root / folder}" for folder in operator.glue_includes)
+    units = [(path, ()) for path in sorted((TWIN_DIR / "src").glob("*.cpp"))]
+    units += [(path, glue) for path in sorted((root / "twin").glob("*.cpp"))]
     kernel_includes = tuple(opsnn.include_flags("kernel", root))
-    for dtype_of_unit, suffix in _KERNEL_DTYPES.items():
-        if dtype in (None, dtype_of_unit):
-            defines = (f"-DDTYPE_X={_KERNEL_TYPES[suffix]}", f"-Dmish_grad=mish_grad_{suffix}")
-            units.append((root / "op_kernel" / "mish_grad.cpp", (*kernel_includes, *defines)))
-    name = "mishgrad_twin" if dtype is None else f"mishgrad_twin_{dtype}"
-    entries = tuple(
-        f"mish_grad_{suffix}" for name_, suffix in _KERNEL_DTYPES.items() if dtype in (None, name_)
-    )
+    entry_source = root / "op_kernel" / f"{operator.name}.cpp"
+    units += [(entry_source, (*kernel_includes, *operator.defines(each))) for each in dtypes]
+    name = operator.library_name if dtype is None else f"{operator.library_name}_{dtype}"
     # twin/include stands in for CANN's headers (kernel_operator.h, acl/, aclnn/)
-    include = (root / "twin" / "include",)
+    include = (TWIN_DIR / "include",)
     return BuildSpec(name, tuple(units), include, flavour, base=root, exports=entries)
 
 

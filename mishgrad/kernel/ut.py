@@ -1,4 +1,4 @@
-"""The operator's ops-nn-format unit tests (``kernel/tests/ut``), built and run on the twin.
+"""The operator's ops-nn-format unit tests (``tests/ut``), built and run on the twin.
 
 ``make ut`` and notebook 13 come here. Three gtest programs, as ops-nn organizes them:
 
@@ -17,7 +17,7 @@
     its working folder, where ``gen_data.py`` writes inputs and golden and ``compare_data.py``
     applies CANN's precision standard (both need python3 with NumPy only). :func:`run` lays
     out such a root: a temporary folder whose ``experimental/activation/mish_grad`` links to
-    ``kernel/``. The kernel runs on the twin's virtual cores through its stand-in for
+    ``kernel/mish_grad``. The kernel runs on the twin's virtual cores through its stand-in for
     tikicpulib; the stand-ins for ops-nn's data helpers are ``kernel/twin/include/ut``.
 
 gtest comes from Debian's ``libgtest-dev`` (``make gtest`` installs it). Programs are built
@@ -41,11 +41,11 @@ from typing import Final
 
 from . import compile_units, opsnn, source, twin_build
 from .compile_units import Unit
+from .operators import KERNEL_TYPES
 
-BUILD_DIR: Final = source.KERNEL_DIR.parent / "build" / "ut"
+BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
 GTEST: Final = ["-lgtest", "-lgtest_main"]
-KERNEL_DTYPES: Final = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ class Program:
     kernel_dir: Path | None = None
 
 
-def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
+def programs(kernel: Path = source.OPERATOR_DIR) -> list[Program]:
     """The host UT program and one kernel UT program per dtype."""
-    include = kernel / "twin" / "include"
+    include = source.TWIN_DIR / "include"
     stand_ins = (f"-I{include}", f"-I{include / 'ut'}")  # CANN's headers and UT framework
     ut = kernel / "tests" / "ut"
     host = Program(
@@ -83,12 +83,12 @@ def programs(kernel: Path = source.KERNEL_DIR) -> list[Program]:
             f"op_kernel_{name}",
             (
                 *sorted((ut / "op_kernel").glob(f"test_{opsnn.OP_NAME}*.cpp")),
-                *(kernel / "twin" / "src" / f for f in twin_build.RUNTIME_SOURCES),
+                *(source.TWIN_DIR / "src" / f for f in twin_build.RUNTIME_SOURCES),
             ),
             (*stand_ins, "-include", str(tiling_def), f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
             kernel / "op_kernel",
         )
-        for name, ctype in KERNEL_DTYPES.items()
+        for name, (ctype, _) in KERNEL_TYPES.items()
     ]
     return [host, *kernels]
 
@@ -108,7 +108,7 @@ def _units(program: Program, folder: Path) -> list[Unit]:
     return units
 
 
-def build(program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR) -> Path:
+def build(program: Program, kernel: Path = source.OPERATOR_DIR, folder: Path = BUILD_DIR) -> Path:
     """Compile ``program`` into ``folder`` (unless it is built from these very objects).
 
     Each unit goes through the twin's object cache (:mod:`mishgrad.kernel.compile_units`), so
@@ -162,7 +162,7 @@ def _explained(program: Program, message: str) -> twin_build.TwinBuildError:
 
 
 def run(
-    program: Program, kernel: Path = source.KERNEL_DIR, folder: Path = BUILD_DIR
+    program: Program, kernel: Path = source.OPERATOR_DIR, folder: Path = BUILD_DIR
 ) -> subprocess.CompletedProcess[str]:
     """Build (see :func:`build`) and run one program as ops-nn's test build would.
 

@@ -20,7 +20,7 @@ from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 from typing import Any, Final
 
-from .twin_abi import PROGRESS_DTYPE, TilingData, TraceEvent, TwinConfig, load
+from .twin_abi import PROGRESS_DTYPE, TilingData, TraceEvent, TwinConfig, load, run_entry
 
 #: What the worker sends once it has loaded the library (or imported the function's module):
 #: the watchdog's clocks start then.
@@ -41,9 +41,10 @@ def _address(memory: SharedMemory, offset: int, keep: list[Any]) -> int:
     return ctypes.addressof(buffer) + offset
 
 
-def _tiling(library: ctypes.CDLL, arguments: tuple[int, ...]) -> tuple[int, bytes]:
+def _tiling(library: ctypes.CDLL, request: tuple[str, tuple[int, ...]]) -> tuple[int, bytes]:
+    function, arguments = request
     data = TilingData()
-    status = library.mishgrad_tiling(*arguments, ctypes.byref(data))
+    status = getattr(library, function)(*arguments, ctypes.byref(data))
     return status, bytes(data)
 
 
@@ -59,15 +60,10 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
         library.mishgrad_twin_set_progress(
             pointers["progress"], board.size // PROGRESS_DTYPE.itemsize
         )
+        regions = {name: (pointers[name], size) for name, size in request["sizes"].items()}
         try:
-            status = library.mishgrad_twin_launch(
-                request["dtype"],
-                pointers["grad"],
-                pointers["x"],
-                pointers.get("tanhx"),
-                pointers["out"],
-                ctypes.byref(TilingData.from_buffer_copy(request["tiling"])),
-                ctypes.byref(TwinConfig.from_buffer_copy(request["config"])),
+            status = run_entry(
+                library, request["launch"], regions, TwinConfig.from_buffer_copy(request["config"])
             )
         finally:
             library.mishgrad_twin_set_progress(None, 0)

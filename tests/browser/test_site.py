@@ -40,9 +40,10 @@ PAGES = sorted(
 )
 CHINESE = "zh-CN/"
 KERNEL_SOURCES = [
-    "kernel/op_kernel/mish_grad.h",
-    "kernel/common/mish_grad_tiling.h",
-    "kernel/common/mish_grad_contract.h",
+    "kernel/mish_grad/op_kernel/mish_grad.h",
+    "kernel/mish_grad/common/mish_grad_tiling.h",
+    "kernel/mish_grad/common/mish_grad_contract.h",
+    "kernel/mish_grad/common/mish_grad_dtypes.h",
     "kernel/twin/include/kernel_operator.h",
 ]
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

@@ -71,7 +71,7 @@ def too_few(found: Texts) -> list[str]:
 
 
 def _exists(path: str, base: Path) -> bool:
-    # Relative to the repository or to the citing file's folder (kernel/README.md names
+    # Relative to the repository or to the citing file's folder (kernel/mish_grad/README.md names
     # tests/ut); a prefix names the files it starts (bench/results/exhaustive.{json,md},
     # NOTEBOOKS=notebooks/05_*.ipynb).
     return any(

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../../kernel/common/mish_grad_contract.h"
+#include "../../kernel/mish_grad/common/mish_grad_contract.h"
 
 // CheckMishBackward with one float32 shape for all three tensors; its status, and its message
 // copied into `message`.

@@ -20,8 +20,8 @@ finds them (:mod:`installed`; opbase and ops-nn's ``common/`` from ``OPBASE_SOUR
 ``OPS_NN_DIR``). They are never copied into the repository: their license limits their use to
 software for Ascend processors.
 
-Usage: ``python tools/cann_check/check.py [KERNEL_DIR]``. Exit status 0 if everything
-passed, 1 on a failure, 2 if the headers are missing.
+Usage: ``python tools/cann_check/check.py [OPERATOR_DIR]`` (default ``kernel/mish_grad``). Exit
+status 0 if everything passed, 1 on a failure, 2 if the headers are missing.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from mishgrad.kernel import compile_units, opsnn
+from mishgrad.kernel import compile_units, opsnn, source
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import installed  # this folder's module
@@ -247,7 +247,7 @@ def cann_headers() -> Iterator[dict[str, list[str]]]:
 
 def main(argv: list[str]) -> int:
     """Run every check and the self-test; print one line each and a summary."""
-    kernel = Path(argv[1] if len(argv) > 1 else HERE.parent.parent / "kernel").resolve()
+    kernel = Path(argv[1] if len(argv) > 1 else source.OPERATOR_DIR).resolve()
     failed = 0
     with cann_headers() as dirs:
         for check in checks(dirs, kernel):

@@ -9,10 +9,10 @@ lists as :func:`check.cann_dirs` does for the open-source trees.
 
 Two packages are not part of an installed CANN: ops-nn downloads opbase at configure time
 (``FindOPBASE.cmake`` searches ``OPBASE_SOURCE_PATH``) and its own ``common/`` folder comes from
-the ops-nn checkout. Both are read from the same variables the recipe in kernel/README.md sets:
-``OPBASE_SOURCE_PATH`` and ``OPS_NN_DIR``. The AscendC headers of a kernel come from
-``<arch>-linux/asc/include`` (``cmake/ut.cmake`` L739) and CPU debug mode's stubs from the
-toolkit's ``tools/tikicpulib/lib/include`` when present.
+the ops-nn checkout. Both are read from the same variables the recipe in
+kernel/mish_grad/README.md sets: ``OPBASE_SOURCE_PATH`` and ``OPS_NN_DIR``. The AscendC headers
+of a kernel come from ``<arch>-linux/asc/include`` (``cmake/ut.cmake`` L739) and CPU debug
+mode's stubs from the toolkit's ``tools/tikicpulib/lib/include`` when present.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-// kernel_operator.h for the CPU twin: the subset of the AscendC API that MishGrad's kernel
-// uses, with AscendC's names and signatures, implemented on the host.
+// kernel_operator.h for the CPU twin: the subset of the AscendC API that the operators' kernels
+// use, with AscendC's names and signatures, implemented on the host.
 //
 // On an Ascend host `#include "kernel_operator.h"` finds CANN's header; here it finds this
 // one, and op_kernel/ compiles unchanged with g++. Where the hardware would silently

@@ -1,45 +1,33 @@
-// The CPU twin's aclnn layer: tensors and the two phases of aclnnMishBackward.
+// The CPU twin's aclnn machinery (twin/aclnn.h): tensors, executors, an elementwise
+// operator's plan and phase 2. An operator's twin glue builds its two phases on it.
 //
-// Phase 1 checks the arguments with the contract shared with CANN's adapter
-// (common/mish_grad_contract.h) and plans the work as CANN's executor would: gather each
+// Phase 1 of an elementwise operator plans the work as CANN's executor would: gather each
 // input into a contiguous buffer of the computation dtype where it is strided, broadcast or
-// of another dtype; launch the kernel; copy the result into gradInput's view, casting to its
+// of another dtype; launch the kernel; copy the result into the output's view, casting to its
 // dtype. The workspace is exactly the bytes of those intermediate buffers and of the kernel's
-// own workspace (where it writes its stamp, op_kernel/mish_grad_stamp.h). Phase 2 checks
-// the workspace, runs the plan on the stream and retires the executor.
+// own workspace. Phase 2 checks the workspace, runs the plan on the stream and retires the
+// executor.
 //
 // Tensors and executors are handed out as handles that are never reused (twin/handles.h), and
 // a tensor remembers which aclrtMalloc its storage came from, so a stale handle or storage that
 // was freed (and perhaps allocated again) is reported, never silently used. Checks marked
-// "twin-only" have no counterpart in CANN's adapter: there such a call's behaviour is undefined.
+// "twin-only" have no counterpart in CANN's adapters: there such a call's behaviour is undefined.
+#include "twin/aclnn.h"
+
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
-#include "aclnn_mish_backward.h"
-#include "mish_grad_contract.h"
 #include "twin/handles.h"
 #include "twin/numeric_types.h"
 #include "twin/runtime.h"
 #include "twin/views.h"
 
-struct aclTensor {
-    std::vector<int64_t> shape;
-    std::vector<int64_t> strides;  // in elements
-    int64_t offset;                // in elements, from `data`
-    int32_t dtype;                 // an aclDataType value, checked
-    uint8_t* data;
-    int64_t firstByte;             // the bytes the view can touch: [firstByte, endByte) from data
-    int64_t endByte;               // (0 and 0 for an empty view)
-    uint64_t generation;           // of the device allocation holding the storage (0: no storage)
-};
-
 namespace {
 
-using mishgrad::kAclnnErrParamInvalid;
-using mishgrad::kAclnnErrParamNullptr;
+using twin::ElementSize;
 using twin::Error;
 
 constexpr uint64_t kWorkspaceAlign = 32;
@@ -51,16 +39,10 @@ twin::HandleTable<aclTensor>& Tensors()
     return tensors;
 }
 
-// Element size of the aclDataType values the twin defines; 0 for any other value.
-uint32_t ElementSize(int32_t dtype)
+twin::HandleTable<aclOpExecutor>& Executors()
 {
-    switch (dtype) {
-        case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-        case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
-        case ACL_DOUBLE: case ACL_INT64: case ACL_UINT64: return 8;
-        case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
-        default: return 0;
-    }
+    static twin::HandleTable<aclOpExecutor> executors;
+    return executors;
 }
 
 bool IsKnownFormat(int32_t format)
@@ -125,8 +107,8 @@ std::string PlaceView(aclTensor* tensor, const std::vector<int64_t>& storageShap
     int64_t storageElements = 0;
     int64_t storageBytes = 0;
     int64_t last = 0;
-    if (!mishgrad::ElementCount(tensor->shape, &viewElements) ||
-        !mishgrad::ElementCount(storageShape, &storageElements) ||
+    if (!twin::ElementCount(tensor->shape, &viewElements) ||
+        !twin::ElementCount(storageShape, &storageElements) ||
         __builtin_mul_overflow(storageElements, size, &storageBytes)) {
         return "the view's or the storage's element count (or byte count) does not fit int64";
     }
@@ -171,33 +153,9 @@ bool StorageIsLive(const aclTensor& tensor)
 // One input of the kernel: where it is read from, and whether it must be gathered first.
 struct Operand {
     aclTensor view;
-    bool gather;                // strided, broadcast or cast: gathered into the workspace
-    uint64_t workspaceOffset;   // if gathered
+    bool gather;               // strided, broadcast or cast: gathered into the workspace
+    uint64_t workspaceOffset;  // if gathered
 };
-
-}  // namespace
-
-struct aclOpExecutor {
-    bool empty = false;
-    std::vector<int64_t> shape;
-    int64_t elements = 0;
-    int32_t computeDtype = ACL_FLOAT;
-    Operand grad{};
-    Operand self{};
-    aclTensor out{};
-    bool outputThroughWorkspace = false;
-    uint64_t outputOffset = 0;
-    uint64_t kernelWorkspaceOffset = 0;  // the kernel's own workspace: where it writes its stamp
-    uint64_t workspaceSize = 0;
-};
-
-namespace {
-
-twin::HandleTable<aclOpExecutor>& Executors()
-{
-    static twin::HandleTable<aclOpExecutor> executors;
-    return executors;
-}
 
 // Places `bytes` bytes at the end of the workspace; false if its size would not fit 64 bits.
 bool ReserveBytes(uint64_t* workspace, uint64_t bytes, uint64_t* offset)
@@ -220,90 +178,131 @@ bool Reserve(uint64_t* workspace, int64_t elements, int32_t dtype, uint64_t* off
            ReserveBytes(workspace, bytes, offset);
 }
 
-bool PlanInput(const aclTensor& tensor, aclOpExecutor* plan, Operand* operand, uint64_t* workspace)
-{
-    const bool direct = tensor.dtype == plan->computeDtype && tensor.shape == plan->shape && IsContiguous(tensor);
-    *operand = Operand{tensor, !direct, 0};
-    return direct || Reserve(workspace, plan->elements, plan->computeDtype, &operand->workspaceOffset);
-}
-
 bool Overlaps(const aclTensor& a, const aclTensor& b)
 {
     return a.data + a.firstByte < b.data + b.endByte && b.data + b.firstByte < a.data + a.endByte;
 }
 
-// The kernel writes the output directly only where it is contiguous, of the computation dtype,
-// and shares no memory with an input it still has to read.
-bool OutputThroughWorkspace(const aclOpExecutor& plan, const aclTensor& out)
-{
-    const auto clashes = [&](const Operand& input) {
-        return !input.gather && Overlaps(out, input.view) &&
-               out.data + out.firstByte != input.view.data + input.view.firstByte;
-    };
-    return out.dtype != plan.computeDtype || !IsContiguous(out) || clashes(plan.grad) || clashes(plan.self);
-}
+// The plan of an elementwise operator (twin::PlanElementwise), run by phase 2.
+class ElementwiseExecutor : public aclOpExecutor {
+public:
+    ElementwiseExecutor(const twin::ElementwiseOp& op, const aclTensor& out) : op_(op), out_(out)
+    {
+        twin::ElementCount(op.shape, &elements_);  // the output's shape: counted by the contract
+        workspaceAlign = ElementSize(op.computeDtype);
+    }
 
-// Fills in the plan's operands and workspace; false if the workspace's size does not fit.
-bool PlanWork(aclOpExecutor* plan, const aclTensor& gradOutput, const aclTensor& self, const aclTensor& gradInput)
-{
-    uint64_t workspace = 0;
-    if (!PlanInput(gradOutput, plan, &plan->grad, &workspace) || !PlanInput(self, plan, &plan->self, &workspace)) {
-        return false;
-    }
-    plan->outputThroughWorkspace = OutputThroughWorkspace(*plan, gradInput);
-    if (plan->outputThroughWorkspace &&
-        !Reserve(&workspace, plan->elements, plan->computeDtype, &plan->outputOffset)) {
-        return false;
-    }
-    // What CANN's tiling function asks for beyond its system workspace (op_host/mish_grad_tiling.cpp).
-    if (!ReserveBytes(&workspace, twin::KernelWorkspaceBytes(), &plan->kernelWorkspaceOffset)) {
-        return false;
-    }
-    plan->workspaceSize = workspace;
-    return true;
-}
-
-uint8_t* InputAddress(const Operand& operand, uint8_t* workspace, const std::vector<int64_t>& shape, int32_t dtype)
-{
-    if (!operand.gather) {
-        return operand.view.data + operand.view.firstByte;
-    }
-    uint8_t* target = workspace + operand.workspaceOffset;
-    const aclTensor& view = operand.view;
-    const uint32_t from = ElementSize(view.dtype);
-    const uint32_t to = ElementSize(dtype);
-    twin::ForEachElement(shape, BroadcastStrides(view, shape), view.offset, [&](int64_t linear, int64_t position) {
-        StoreFloat(dtype, target + linear * to, LoadFloat(view.dtype, view.data + position * from));
-    });
-    return target;
-}
-
-std::string Run(const aclOpExecutor& plan, uint8_t* workspace, void* stream)
-{
-    for (const aclTensor* tensor : {&plan.grad.view, &plan.self.view, &plan.out}) {
-        if (!StorageIsLive(*tensor)) {
-            return "a tensor's device memory was freed before aclnnMishBackward ran (perhaps allocated again "
-                   "since; a twin-only check)";
+    // Fills in the operands and the workspace; false if the workspace's size does not fit.
+    bool Plan(const std::vector<const aclTensor*>& inputs)
+    {
+        if (elements_ == 0) {
+            return true;  // nothing to launch
         }
+        uint64_t workspace = 0;
+        for (const aclTensor* input : inputs) {
+            if (!PlanInput(*input, &workspace)) {
+                return false;
+            }
+        }
+        outputThroughWorkspace_ = OutputThroughWorkspace();
+        if (outputThroughWorkspace_ && !Reserve(&workspace, elements_, op_.computeDtype, &outputOffset_)) {
+            return false;
+        }
+        // What the operator's tiling function asks for beyond its system workspace.
+        if (!ReserveBytes(&workspace, op_.kernelWorkspaceBytes, &kernelWorkspaceOffset_)) {
+            return false;
+        }
+        workspaceSize = workspace;
+        return true;
     }
-    (void)stream;
-    uint8_t* grad = InputAddress(plan.grad, workspace, plan.shape, plan.computeDtype);
-    uint8_t* self = InputAddress(plan.self, workspace, plan.shape, plan.computeDtype);
-    const uint32_t outSize = ElementSize(plan.out.dtype);
-    uint8_t* result = plan.outputThroughWorkspace ? workspace + plan.outputOffset : plan.out.data + plan.out.firstByte;
-    const std::string error =
-        twin::LaunchMishGrad(plan.computeDtype, grad, self, nullptr, result, workspace + plan.kernelWorkspaceOffset,
-                             static_cast<uint64_t>(plan.elements), twin::CurrentLaunchPlatform(), false, nullptr);
-    if (!error.empty() || !plan.outputThroughWorkspace) {
+
+    std::string Run(uint8_t* workspace) const override
+    {
+        if (elements_ == 0) {
+            return "";
+        }
+        for (const Operand& input : inputs_) {
+            if (!StorageIsLive(input.view)) {
+                return Freed();
+            }
+        }
+        if (!StorageIsLive(out_)) {
+            return Freed();
+        }
+        std::vector<uint8_t*> addresses;
+        for (const Operand& input : inputs_) {
+            addresses.push_back(InputAddress(input, workspace));
+        }
+        uint8_t* result = outputThroughWorkspace_ ? workspace + outputOffset_ : out_.data + out_.firstByte;
+        const std::string error = op_.kernel(op_.computeDtype, addresses, result, workspace + kernelWorkspaceOffset_,
+                                             static_cast<uint64_t>(elements_));
+        if (error.empty() && outputThroughWorkspace_) {
+            CopyOut(result);
+        }
         return error;
     }
-    const uint32_t computeSize = ElementSize(plan.computeDtype);
-    twin::ForEachElement(plan.shape, plan.out.strides, plan.out.offset, [&](int64_t linear, int64_t position) {
-        StoreFloat(plan.out.dtype, plan.out.data + position * outSize,
-                   LoadFloat(plan.computeDtype, result + linear * computeSize));
-    });
-    return "";
-}
+
+private:
+    std::string Freed() const
+    {
+        return "a tensor's device memory was freed before " + op_.name +
+               " ran (perhaps allocated again since; a twin-only check)";
+    }
+
+    bool PlanInput(const aclTensor& tensor, uint64_t* workspace)
+    {
+        const bool direct = tensor.dtype == op_.computeDtype && tensor.shape == op_.shape && IsContiguous(tensor);
+        inputs_.push_back(Operand{tensor, !direct, 0});
+        return direct || Reserve(workspace, elements_, op_.computeDtype, &inputs_.back().workspaceOffset);
+    }
+
+    // The kernel writes the output directly only where it is contiguous, of the computation
+    // dtype, and shares no memory with an input it still has to read.
+    bool OutputThroughWorkspace() const
+    {
+        const auto clashes = [&](const Operand& input) {
+            return !input.gather && Overlaps(out_, input.view) &&
+                   out_.data + out_.firstByte != input.view.data + input.view.firstByte;
+        };
+        return out_.dtype != op_.computeDtype || !IsContiguous(out_) ||
+               std::any_of(inputs_.begin(), inputs_.end(), clashes);
+    }
+
+    uint8_t* InputAddress(const Operand& operand, uint8_t* workspace) const
+    {
+        if (!operand.gather) {
+            return operand.view.data + operand.view.firstByte;
+        }
+        uint8_t* target = workspace + operand.workspaceOffset;
+        const aclTensor& view = operand.view;
+        const uint32_t from = ElementSize(view.dtype);
+        const uint32_t to = ElementSize(op_.computeDtype);
+        twin::ForEachElement(op_.shape, BroadcastStrides(view, op_.shape), view.offset,
+                             [&](int64_t linear, int64_t position) {
+                                 StoreFloat(op_.computeDtype, target + linear * to,
+                                            LoadFloat(view.dtype, view.data + position * from));
+                             });
+        return target;
+    }
+
+    void CopyOut(const uint8_t* result) const
+    {
+        const uint32_t outSize = ElementSize(out_.dtype);
+        const uint32_t computeSize = ElementSize(op_.computeDtype);
+        twin::ForEachElement(op_.shape, out_.strides, out_.offset, [&](int64_t linear, int64_t position) {
+            StoreFloat(out_.dtype, out_.data + position * outSize,
+                       LoadFloat(op_.computeDtype, result + linear * computeSize));
+        });
+    }
+
+    twin::ElementwiseOp op_;
+    aclTensor out_;
+    int64_t elements_ = 0;
+    std::vector<Operand> inputs_;
+    bool outputThroughWorkspace_ = false;
+    uint64_t outputOffset_ = 0;
+    uint64_t kernelWorkspaceOffset_ = 0;  // the kernel's own workspace
+};
 
 // aclCreateTensor's argument checks, before anything is stored: "" or what is wrong.
 std::string CheckTensorArguments(const int64_t* viewDims, uint64_t viewDimsNum, int32_t dtype, const int64_t* stride,
@@ -334,6 +333,76 @@ namespace twin {
 
 void ReleaseAclnnResources() { Executors().Clear(); }
 
+uint32_t ElementSize(int32_t dtype)
+{
+    switch (dtype) {
+        case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
+        case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
+        case ACL_DOUBLE: case ACL_INT64: case ACL_UINT64: return 8;
+        case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
+        default: return 0;
+    }
+}
+
+const aclTensor* FindTensor(const aclTensor* tensor) { return Tensors().Find(tensor); }
+
+aclnnStatus PlanElementwise(const std::string& api, const ElementwiseOp& op,
+                            const std::vector<const aclTensor*>& inputs, const aclTensor& out,
+                            uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto plan = std::make_unique<ElementwiseExecutor>(op, out);
+    if (!plan->Plan(inputs)) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "the workspace would exceed 2^64 bytes");
+    }
+    *workspaceSize = plan->workspaceSize;
+    *executor = Executors().Insert(std::move(plan));
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus RunExecutor(const std::string& api, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                        aclrtStream stream)
+{
+    std::unique_lock<std::mutex> lock(AclMutex());
+    if (const std::string notReady = RuntimeNotReady(); !notReady.empty()) {
+        return Error(ACLNN_ERR_RUNTIME_ERROR, api + notReady);
+    }
+    if (executor == nullptr) {
+        return Error(ACLNN_ERR_PARAM_NULLPTR, api + "executor is a null pointer");
+    }
+    const aclOpExecutor* plan = Executors().Find(executor);
+    if (plan == nullptr) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "the executor is unknown, destroyed or has already run (an "
+                                                    "executor runs once; a twin-only check)");
+    }
+    if (workspaceSize < plan->workspaceSize) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "workspaceSize " + std::to_string(workspaceSize) +
+                                                  " is smaller than the " + std::to_string(plan->workspaceSize) +
+                                                  " bytes GetWorkspaceSize reported (a twin-only check)");
+    }
+    if (plan->workspaceSize > 0 && workspace == nullptr) {
+        return Error(ACLNN_ERR_PARAM_NULLPTR, api + "workspace is a null pointer");
+    }
+    if (plan->workspaceSize > 0 && FindAllocation(workspace, plan->workspaceSize) == nullptr) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "the workspace is not " + std::to_string(plan->workspaceSize) +
+                                                  " bytes of device memory from aclrtMalloc (a twin-only check)");
+    }
+    if (plan->workspaceSize > 0 && reinterpret_cast<uintptr_t>(workspace) % plan->workspaceAlign != 0) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "the workspace is not aligned to the " +
+                                                  std::to_string(plan->workspaceAlign) +
+                                                  "-byte elements it holds (a twin-only check)");
+    }
+    if (!IsStream(stream)) {
+        return Error(ACLNN_ERR_PARAM_INVALID, api + "stream is not a live stream");
+    }
+    const std::unique_ptr<aclOpExecutor> owned = Executors().Take(executor);  // runs once
+    // The stream runs the task now; like the NPU, failures surface at aclrtSynchronizeStream.
+    const std::string error = owned->Run(static_cast<uint8_t*>(workspace));
+    if (!error.empty()) {
+        FailStream(stream, error);
+    }
+    return ACLNN_SUCCESS;
+}
+
 }  // namespace twin
 
 extern "C" {
@@ -345,14 +414,14 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
     std::lock_guard<std::mutex> lock(twin::AclMutex());
     if ((viewDims == nullptr && viewDimsNum > 0) || (stride == nullptr && viewDimsNum > 0) ||
         (storageDims == nullptr && storageDimsNum > 0)) {
-        Error(kAclnnErrParamNullptr, "aclCreateTensor: viewDims, stride and storageDims must not be null");
+        Error(ACLNN_ERR_PARAM_NULLPTR, "aclCreateTensor: viewDims, stride and storageDims must not be null");
         return nullptr;
     }
     const int32_t dtype = twin::RawEnum(dataType);
     const std::string wrong = CheckTensorArguments(viewDims, viewDimsNum, dtype, stride, offset,
                                                    twin::RawEnum(format), storageDims, storageDimsNum);
     if (!wrong.empty()) {
-        Error(kAclnnErrParamInvalid, "aclCreateTensor: " + wrong);
+        Error(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: " + wrong);
         return nullptr;
     }
     auto tensor = std::make_unique<aclTensor>(aclTensor{{viewDims, viewDims + viewDimsNum},
@@ -360,7 +429,7 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                                                         offset, dtype, static_cast<uint8_t*>(tensorData), 0, 0, 0});
     const std::string misplaced = PlaceView(tensor.get(), {storageDims, storageDims + storageDimsNum});
     if (!misplaced.empty()) {
-        Error(kAclnnErrParamInvalid, "aclCreateTensor: " + misplaced);
+        Error(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: " + misplaced);
         return nullptr;
     }
     return Tensors().Insert(std::move(tensor));
@@ -370,103 +439,11 @@ aclnnStatus aclDestroyTensor(const aclTensor* tensor)
 {
     std::lock_guard<std::mutex> lock(twin::AclMutex());
     if (tensor == nullptr) {
-        return Error(kAclnnErrParamNullptr, "aclDestroyTensor: tensor is a null pointer");
+        return Error(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyTensor: tensor is a null pointer");
     }
     if (Tensors().Take(tensor) == nullptr) {
-        return Error(kAclnnErrParamInvalid,
+        return Error(ACLNN_ERR_PARAM_INVALID,
                      "aclDestroyTensor: not a live tensor from aclCreateTensor (destroyed already?)");
-    }
-    return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclnnMishBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, aclTensor* gradInput,
-                                              uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    std::lock_guard<std::mutex> lock(twin::AclMutex());
-    const char* api = "aclnnMishBackwardGetWorkspaceSize: ";
-    if (const std::string notReady = twin::RuntimeNotReady(); !notReady.empty()) {
-        return Error(ACLNN_ERR_RUNTIME_ERROR, api + notReady);
-    }
-    if (workspaceSize == nullptr || executor == nullptr) {
-        return Error(kAclnnErrParamNullptr, std::string(api) + "workspaceSize and executor must not be null");
-    }
-    const aclTensor* tensors[] = {gradOutput, self, gradInput};
-    const aclTensor* live[3] = {};
-    for (int i = 0; i < 3; ++i) {
-        live[i] = Tensors().Find(tensors[i]);
-        if (tensors[i] != nullptr && live[i] == nullptr) {
-            return Error(kAclnnErrParamInvalid, std::string(api) + "a tensor argument is not a live tensor from "
-                                                                   "aclCreateTensor (a twin-only check)");
-        }
-    }
-    const auto info = [](const aclTensor* tensor) {
-        return tensor == nullptr ? mishgrad::TensorInfo{false, 0, {}}
-                                 : mishgrad::TensorInfo{true, tensor->dtype, tensor->shape};
-    };
-    const mishgrad::ContractResult contract = mishgrad::CheckMishBackward(info(live[0]), info(live[1]), info(live[2]));
-    if (contract.status != mishgrad::kAclnnSuccess) {
-        return Error(contract.status, api + contract.message);
-    }
-    if (const std::string overlap = twin::SelfOverlapRefusal(live[2]->shape, live[2]->strides); !overlap.empty()) {
-        return Error(kAclnnErrParamInvalid, api + ("gradInput's view may map several elements to one memory "
-                                                   "location (a twin-only check): " + overlap));
-    }
-    auto plan = std::make_unique<aclOpExecutor>();
-    plan->shape = contract.broadcastShape;
-    mishgrad::ElementCount(plan->shape, &plan->elements);  // gradInput's shape: counted by the contract
-    plan->computeDtype = contract.computeDtype;
-    plan->out = *live[2];
-    plan->empty = plan->elements == 0;
-    if (!plan->empty && !PlanWork(plan.get(), *live[0], *live[1], *live[2])) {
-        return Error(kAclnnErrParamInvalid, std::string(api) + "the workspace would exceed 2^64 bytes");
-    }
-    *workspaceSize = plan->workspaceSize;
-    *executor = Executors().Insert(std::move(plan));
-    return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclnnMishBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream)
-{
-    std::unique_lock<std::mutex> lock(twin::AclMutex());
-    const std::string api = "aclnnMishBackward: ";
-    if (const std::string notReady = twin::RuntimeNotReady(); !notReady.empty()) {
-        return Error(ACLNN_ERR_RUNTIME_ERROR, api + notReady);
-    }
-    if (executor == nullptr) {
-        return Error(kAclnnErrParamNullptr, api + "executor is a null pointer");
-    }
-    const aclOpExecutor* plan = Executors().Find(executor);
-    if (plan == nullptr) {
-        return Error(kAclnnErrParamInvalid, api + "the executor is unknown, destroyed or has already run (an "
-                                                  "executor runs once; a twin-only check)");
-    }
-    if (workspaceSize < plan->workspaceSize) {
-        return Error(kAclnnErrParamInvalid, api + "workspaceSize " + std::to_string(workspaceSize) +
-                                                " is smaller than the " + std::to_string(plan->workspaceSize) +
-                                                " bytes GetWorkspaceSize reported (a twin-only check)");
-    }
-    if (plan->workspaceSize > 0 && workspace == nullptr) {
-        return Error(kAclnnErrParamNullptr, api + "workspace is a null pointer");
-    }
-    if (plan->workspaceSize > 0 && twin::FindAllocation(workspace, plan->workspaceSize) == nullptr) {
-        return Error(kAclnnErrParamInvalid, api + "the workspace is not " + std::to_string(plan->workspaceSize) +
-                                                " bytes of device memory from aclrtMalloc (a twin-only check)");
-    }
-    const uint32_t align = ElementSize(plan->computeDtype);
-    if (plan->workspaceSize > 0 && reinterpret_cast<uintptr_t>(workspace) % align != 0) {
-        return Error(kAclnnErrParamInvalid, api + "the workspace is not aligned to the " + std::to_string(align) +
-                                                "-byte elements it holds (a twin-only check)");
-    }
-    if (!twin::IsStream(stream)) {
-        return Error(kAclnnErrParamInvalid, api + "stream is not a live stream");
-    }
-    const std::unique_ptr<aclOpExecutor> owned = Executors().Take(executor);  // runs once
-    if (!owned->empty) {
-        // The stream runs the task now; like the NPU, failures surface at aclrtSynchronizeStream.
-        const std::string error = Run(*owned, static_cast<uint8_t*>(workspace), stream);
-        if (!error.empty()) {
-            twin::FailStream(stream, error);
-        }
     }
     return ACLNN_SUCCESS;
 }
@@ -482,7 +459,7 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor)
         return Error(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: executor is a null pointer");
     }
     if (Executors().Take(executor) == nullptr) {
-        return Error(kAclnnErrParamInvalid, "aclDestroyAclOpExecutor: the executor is unknown, destroyed or has "
+        return Error(ACLNN_ERR_PARAM_INVALID, "aclDestroyAclOpExecutor: the executor is unknown, destroyed or has "
                                             "already run (a twin-only check)");
     }
     return ACLNN_SUCCESS;

@@ -6,6 +6,24 @@
 
 namespace twin {
 
+bool ElementCount(const std::vector<int64_t>& shape, int64_t* count)
+{
+    int64_t total = 1;
+    bool overflow = false;
+    for (int64_t dim : shape) {
+        if (dim < 0) {
+            return false;
+        }
+        overflow = __builtin_mul_overflow(total, dim, &total) || overflow;
+    }
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+        *count = 0;
+        return true;
+    }
+    *count = total;
+    return !overflow;
+}
+
 bool LastElement(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t offset,
                  int64_t* last)
 {
@@ -41,7 +59,7 @@ std::string ExactCheck(const std::vector<int64_t>& shape, const std::vector<int6
 std::string SelfOverlapRefusal(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides)
 {
     int64_t total = 0;
-    if (!mishgrad::ElementCount(shape, &total) || total <= 1) {
+    if (!ElementCount(shape, &total) || total <= 1) {
         return "";  // no two elements (the count itself is the contract's to check)
     }
     std::vector<std::pair<int64_t, size_t>> dims;  // (stride, dimension) of dimensions with size > 1

@@ -1,5 +1,5 @@
 // The CPU twin's subset of CANN's acl_base.h: the types, enums and status codes that
-// MishGrad's host code uses, with CANN's names and values (CANN's acl_base.h and acl_base_rt.h,
+// the operators' host code uses, with CANN's names and values (CANN's acl_base.h and acl_base_rt.h,
 // error_codes/rt_error_codes.h).
 #ifndef MISHGRAD_TWIN_ACL_BASE_H
 #define MISHGRAD_TWIN_ACL_BASE_H

@@ -1,48 +1,56 @@
-// The C functions the twin library exports to Python (ctypes) for launching the kernel
-// directly: tiling, launch, error message and trace. The aclnn ABI comes on top of these.
+// The C functions the twin library exports to Python (ctypes): a launch of any kernel entry on
+// virtual cores, the twin's Exp and Div, and the error message, log and trace of the last
+// launch. An operator's own exports (its tiling, its aclnn functions) come from its twin glue
+// (the twin/ folder of the operator's folder); the aclnn ABI comes on top of these.
 #ifndef MISHGRAD_TWIN_CAPI_H
 #define MISHGRAD_TWIN_CAPI_H
 
 #include <cstdint>
 
-#include "mish_grad_tiling_data.h"
 #include "twin/core.h"
 
 extern "C" {
 
 // How the twin models the platform and runs the launch.
-struct MishGradTwinConfig {
+struct TwinConfig {
     uint64_t ubBytes;             // physical UB per vector core
     uint64_t selectScratchBegin;  // start of Select's scratch area in UB (0: none)
     uint32_t hostThreads;         // host threads that run the virtual cores
     uint32_t trace;               // 1: record every API call
-    uint32_t numerics;            // MishGradTwinNumerics: how Exp and Div round
+    uint32_t numerics;            // TwinNumerics: how Exp and Div round
 };
 
 // How the twin's Exp and Div round (twin/numerics.h gives the model and its sources).
-enum MishGradTwinNumerics : uint32_t {
+enum TwinNumerics : uint32_t {
     kNumericsIeee = 0,         // libm expf, IEEE division (correctly rounded)
     kNumericsHardware = 1,     // faithful: either float32 neighbour of the exact value
     kNumericsAdversarial = 2,  // faithful, always the neighbour farther from the exact value
 };
 
-enum MishGradTwinStatus : int32_t {
+enum TwinStatus : int32_t {
     kTwinOk = 0,
     kTwinKernelError = 1,  // the kernel broke a rule of the hardware; see the message
     kTwinBadArgument = 2,  // the launch itself was malformed; see the message
 };
 
-// ComputeTiling of common/mish_grad_tiling.h; returns its TilingStatus.
-int32_t mishgrad_tiling(uint64_t totalLength, uint32_t dtypeSize, int32_t hasTanhx, uint64_t ubBytes,
-                        uint32_t coreCount, int32_t selectUsesScratch, MishGradTilingData* out);
+// A tensor in global memory that a launch may touch: its exact bytes (what the twin's bounds
+// checks allow) and its name (for messages).
+struct TwinRegion {
+    const void* address;
+    uint64_t bytes;
+    const char* name;
+};
 
-// Runs mish_grad on tiling->blockDim virtual cores. dtype is an aclDataType value
-// (0 float, 1 float16, 27 bfloat16); tanhx may be null when tiling->hasTanhx is 0.
-int32_t mishgrad_twin_launch(int32_t dtype, const void* grad, const void* x, const void* tanhx, void* xGrad,
-                             const MishGradTilingData* tiling, const MishGradTwinConfig* config);
+// Runs `entry`, a kernel entry `void entry(GM_ADDR...)` of `argumentCount` arguments (at most
+// twin::kMaxEntryArguments), on `blockDim` virtual cores: each core calls it with `arguments`
+// (the tensors' addresses, null for an absent one, then its workspace and its tiling data, as
+// the entry declares them). `regions` are the tensors it may touch.
+int32_t mishgrad_twin_run(void (*entry)(void), uint8_t* const* arguments, uint32_t argumentCount,
+                          uint32_t blockDim, const TwinRegion* regions, uint32_t regionCount,
+                          const TwinConfig* config);
 
 // The twin's vector Exp (out = exp(x)) and Div (out = a / b) on n floats, rounded as
-// `numerics` (a MishGradTwinNumerics) says: the arithmetic AscendC::Exp and AscendC::Div use,
+// `numerics` (a TwinNumerics) says: the arithmetic AscendC::Exp and AscendC::Div use,
 // for comparison with mishgrad.math.vector_math. kTwinBadArgument for an unknown model.
 int32_t mishgrad_twin_exp(const float* x, float* out, uint64_t n, uint32_t numerics);
 int32_t mishgrad_twin_div(const float* a, const float* b, float* out, uint64_t n, uint32_t numerics);

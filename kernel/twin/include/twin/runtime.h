@@ -1,5 +1,6 @@
-// What the twin's ACL runtime (acl_runtime.cpp) shares with its aclnn layer (aclnn.cpp):
-// the lifecycle, the device-memory registry, streams, error messages, and the kernel launch.
+// What the twin's ACL runtime (acl_runtime.cpp) shares with its aclnn layer (aclnn.cpp and an
+// operator's twin glue): the lifecycle, the device-memory registry, streams, error messages,
+// and the platform kernels launch on.
 #ifndef MISHGRAD_TWIN_RUNTIME_H
 #define MISHGRAD_TWIN_RUNTIME_H
 
@@ -9,7 +10,6 @@
 #include <string>
 #include <type_traits>
 
-#include "mish_grad_tiling_data.h"
 #include "twin/core.h"
 
 namespace twin {
@@ -53,7 +53,7 @@ void FailStream(void* stream, const std::string& message);
 // calls it. Defined in aclnn.cpp.
 void ReleaseAclnnResources();
 
-// The platform the ACL layer launches the kernel on (default: Atlas A2 910B2).
+// The platform the ACL layer launches kernels on (default: Atlas A2 910B2).
 struct LaunchPlatform {
     uint64_t ubBytes = 196608;
     uint64_t ubReported = 196352;
@@ -62,15 +62,6 @@ struct LaunchPlatform {
     uint32_t hostThreads = 0;  // 0: the machine's hardware threads
 };
 LaunchPlatform& CurrentLaunchPlatform();
-
-// The bytes of workspace the kernel itself uses (its stamp, op_kernel/mish_grad_stamp.h).
-uint64_t KernelWorkspaceBytes();
-
-// Plans the tiling and runs mish_grad for `dtype` (an aclDataType) on n elements at the given
-// device addresses; `workspace` is the kernel's own, KernelWorkspaceBytes() long. Returns an
-// error message, or "" on success.
-std::string LaunchMishGrad(int32_t dtype, void* grad, void* x, void* tanhx, void* xGrad, void* workspace, uint64_t n,
-                           const LaunchPlatform& platform, bool tracing, std::vector<TraceEvent>* trace);
 
 }  // namespace twin
 

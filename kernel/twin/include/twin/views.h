@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "mish_grad_contract.h"
-
 namespace twin {
+
+// The number of elements of `shape` in *count; false if a dimension is negative or the count
+// does not fit int64. A zero dimension makes the count 0 whatever the other dimensions are.
+// (An operator's CANN-free contract counts its own: it may include no header of the twin.)
+bool ElementCount(const std::vector<int64_t>& shape, int64_t* count);
 
 // The element offset of the last element of a non-empty view, offset + sum of
 // stride * (size - 1), in *last; false if it does not fit int64. Sizes, strides and the offset
@@ -39,7 +42,7 @@ void ForEachElement(const std::vector<int64_t>& shape, const std::vector<int64_t
                     Visit visit)
 {
     int64_t total = 0;
-    if (!mishgrad::ElementCount(shape, &total)) {
+    if (!ElementCount(shape, &total)) {
         return;
     }
     std::vector<int64_t> index(shape.size(), 0);

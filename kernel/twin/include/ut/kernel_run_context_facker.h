@@ -1,7 +1,7 @@
 // The CPU twin's stand-in for the context fakers of CANN's op unit tests
 // (kernel_run_context_facker.h in ops-nn's test framework): builders that assemble an
 // InferShapeContext or TilingContext from shapes, dtypes and a platform, with the names and
-// call chain the operator's unit tests use (see kernel/tests/ut/op_host).
+// call chain the operator's unit tests use (an operator's tests/ut/op_host).
 #ifndef MISHGRAD_TWIN_UT_KERNEL_RUN_CONTEXT_FACKER_H
 #define MISHGRAD_TWIN_UT_KERNEL_RUN_CONTEXT_FACKER_H
 
@@ -107,7 +107,7 @@ public:
 
 class TilingContextFaker : public ContextFakerBase<TilingContextFaker> {
 public:
-    TilingContextFaker& CompileInfo(const void*) { return *this; }  // MishGrad's is empty
+    TilingContextFaker& CompileInfo(const void*) { return *this; }  // an elementwise operator's is empty
     TilingContextFaker& PlatformInfo(char* platform)
     {
         holder_->platform = reinterpret_cast<fe::PlatFormInfos*>(platform);

@@ -89,7 +89,7 @@ inline void SetKernelMode(KernelMode) {}
 
 }  // namespace AscendC
 
-// MishGrad has a single tiling key (0).
+// One tiling key (0): the operators here have no other.
 #define ICPU_SET_TILING_KEY(key) static_cast<void>(key)
 #define ICPU_RUN_KF(kernel, blockDim, ...) mishgrad_twin_ut::RunKernel((blockDim), [&] { kernel(__VA_ARGS__); })
 

@@ -1,4 +1,4 @@
-// The CPU twin's stand-in for CANN's graph-runtime types that MishGrad's host code uses
+// The CPU twin's stand-in for CANN's graph-runtime types that the operators' host code uses
 // (metadef: graph/types.h, exe_graph/runtime/shape.h, storage_shape.h): the dtype and format
 // enums with CANN's values, and shapes. Only what op_host/ and its unit tests call.
 #ifndef MISHGRAD_TWIN_EXE_GRAPH_STORAGE_SHAPE_H

@@ -1,7 +1,7 @@
 // aclnnMishBackward for CANN: checks with the shared contract, then plans contiguous copies,
 // casts to the promoted dtype, broadcasts, the kernel and the copy into gradInput's view
 // (builds on an Ascend host only; the CPU twin implements the same plan in
-// kernel/twin/src/aclnn.cpp). It makes only the contract's checks, as ops-nn's adapter does;
+// kernel/twin/src/aclnn.cpp, reached through twin/mish_grad_twin.cpp). It makes only the contract's checks, as ops-nn's adapter does;
 // the twin's additional checks (a self-overlapping gradInput, stale handles, freed storage, a
 // second run of an executor, a short workspace) are twin-only and have no counterpart here.
 #include "aclnn_mish_backward.h"

@@ -12,6 +12,7 @@
 #include "register/op_impl_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
+#include "../common/mish_grad_dtypes.h"
 #include "../common/mish_grad_tiling.h"
 #include "../op_kernel/mish_grad_tiling_data.h"
 
@@ -44,15 +45,14 @@ const mishgrad::SocUb* SocUbOf(platform_ascendc::SocVersion soc)
     }
 }
 
+static_assert(int32_t{ge::DT_FLOAT} == mishgrad::kDtFloat && int32_t{ge::DT_FLOAT16} == mishgrad::kDtFloat16 &&
+                  int32_t{ge::DT_BF16} == mishgrad::kDtBf16,
+              "ge::DataType numbers the dtypes as common/mish_grad_dtypes.h does");
+
 // The element size of a dtype the kernel supports, 0 for any other.
 uint32_t DtypeSize(ge::DataType dtype)
 {
-    switch (dtype) {
-        case ge::DT_FLOAT: return 4;
-        case ge::DT_FLOAT16:
-        case ge::DT_BF16: return 2;
-        default: return 0;
-    }
+    return mishgrad::DtypeSize(static_cast<int32_t>(dtype));
 }
 
 // The kernel reads grad (and tanhx) as arrays of x's length: it does not broadcast.

@@ -5,7 +5,7 @@
 // Only CANN's public C API is used (acl/acl.h and the op's aclnn header), so the same source
 // builds two ways:
 //   * against the CPU twin, anywhere:      `make example` (from the repository root)
-//   * against CANN, on an Ascend host:     `bash kernel/examples/run.sh`
+//   * against CANN, on an Ascend host:     `bash kernel/mish_grad/examples/run.sh`
 //
 // The data is that of ops-nn's example for aclnnMishBackward (ops-nn at e5c3fa9,
 // activation/mish_grad/docs/aclnnMishBackward.md, lines 292-302): shape {4, 2}, float32,

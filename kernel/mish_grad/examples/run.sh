@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build test_aclnn_mish_grad.cpp against CANN and run it on an Ascend NPU.
 #
-#   bash kernel/examples/run.sh
+#   bash kernel/mish_grad/examples/run.sh
 #
 # The same source runs on the CPU twin with `make example` (from the repository root).
 #
@@ -15,7 +15,7 @@
 #                set, else the first of /usr/local/Ascend/cann/set_env.sh and
 #                /usr/local/Ascend/ascend-toolkit/set_env.sh (sourced with `set -u` off: it reads
 #                variables that may be unset)
-#   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/README.md), found
+#   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/mish_grad/README.md), found
 #                by `python3 -m mishgrad.kernel.installed` (the resolver the Python helper uses):
 #                installed privately with --install-path=$MISHGRAD_OPP_PATH (default build/opp),
 #                or by any other route of ops-nn's installer; without it the script stops and
@@ -34,7 +34,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
 source_file="$here/test_aclnn_mish_grad.cpp"
 build_dir="${MISHGRAD_BUILD_DIR:-$repo/build/examples}"
 binary="$build_dir/test_aclnn_mish_grad_cann"

@@ -15,10 +15,16 @@
 
 #include "register/op_def_registry.h"
 
+#include "../common/mish_grad_dtypes.h"
+
 namespace ops {
 namespace {
 
-const std::vector<ge::DataType> kDtypes = {ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16};
+// The dtypes of common/mish_grad_dtypes.h, as the registry names them (ge::DataType numbers
+// them the same way).
+#define MISHGRAD_GE_DTYPE(id, code, ...) static_cast<ge::DataType>(code),
+const std::vector<ge::DataType> kDtypes = {MISHGRAD_DTYPES(MISHGRAD_GE_DTYPE)};
+#undef MISHGRAD_GE_DTYPE
 const std::vector<ge::Format> kFormats(kDtypes.size(), ge::FORMAT_ND);
 
 }  // namespace

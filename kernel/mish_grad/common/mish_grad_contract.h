@@ -1,7 +1,8 @@
 // The contract of aclnnMishBackwardGetWorkspaceSize as pure functions on dtypes and shapes.
 //
 // CANN's op_api adapter (op_host/op_api/aclnn_mish_backward.cpp) and the CPU twin's ABI
-// (twin/src/aclnn.cpp) both call CheckMishBackward, so the error table is one piece of code.
+// (twin/mish_grad_twin.cpp) both call CheckMishBackward, so the error table is one piece of
+// code; the dtypes are mish_grad_dtypes.h's.
 //
 // Documented by CANN: ops-nn's aclnnMishBackward.md at e5c3fa9 (activation/mish_grad/docs,
 // lines 138-169) lists a null gradOutput, self or gradInput as ACLNN_ERR_PARAM_NULLPTR
@@ -13,7 +14,8 @@
 // or more elements than int64 counts (every count here uses checked arithmetic, never wrapped).
 //
 // Not here, because CANN's adapter does not check them: the twin's own checks (twin-only; on
-// CANN such a call's behaviour is undefined), all in twin/src/aclnn.cpp and twin/src/views.cpp:
+// CANN such a call's behaviour is undefined), all in the twin (kernel/twin: src/aclnn.cpp and
+// src/views.cpp) and this operator's glue to it (twin/mish_grad_twin.cpp):
 // a gradInput view that overlaps itself, a tensor handle that is not live, storage freed
 // before phase 2, an executor run twice, and a workspace smaller than phase 1 reported, not
 // from aclrtMalloc or misaligned. Their status codes are the twin's choice.
@@ -24,24 +26,9 @@
 #include <string>
 #include <vector>
 
-namespace mishgrad {
+#include "mish_grad_dtypes.h"
 
-// aclDataType values (CANN's acl_base.h); ge::DataType numbers them the same way.
-enum DataTypeCode : int32_t {
-    kDtFloat = 0,
-    kDtFloat16 = 1,
-    kDtInt8 = 2,
-    kDtInt32 = 3,
-    kDtUint8 = 4,
-    kDtInt16 = 6,
-    kDtUint16 = 7,
-    kDtUint32 = 8,
-    kDtInt64 = 9,
-    kDtUint64 = 10,
-    kDtDouble = 11,
-    kDtBool = 12,
-    kDtBf16 = 27,
-};
+namespace mishgrad {
 
 // aclnnStatus values (CANN's aclnn/acl_meta.h; listed in ops-nn's docs/zh/context/aclnn_return_code.md at
 // e5c3fa9, lines 8-14).
@@ -55,34 +42,9 @@ enum StatusCode : int32_t {
 
 constexpr size_t kMaxDims = 8;
 
-inline bool IsSupportedDtype(int32_t dtype)
-{
-    return dtype == kDtFloat || dtype == kDtFloat16 || dtype == kDtBf16;
-}
-
 inline bool IsFloating(int32_t dtype)
 {
-    return dtype == kDtFloat || dtype == kDtFloat16 || dtype == kDtBf16 || dtype == kDtDouble;
-}
-
-inline const char* DtypeName(int32_t dtype)
-{
-    switch (dtype) {
-        case kDtFloat: return "FLOAT";
-        case kDtFloat16: return "FLOAT16";
-        case kDtBf16: return "BFLOAT16";
-        case kDtDouble: return "DOUBLE";
-        case kDtInt8: return "INT8";
-        case kDtInt16: return "INT16";
-        case kDtInt32: return "INT32";
-        case kDtInt64: return "INT64";
-        case kDtUint8: return "UINT8";
-        case kDtUint16: return "UINT16";
-        case kDtUint32: return "UINT32";
-        case kDtUint64: return "UINT64";
-        case kDtBool: return "BOOL";
-        default: return "UNKNOWN";
-    }
+    return IsSupportedDtype(dtype) || dtype == kDtDouble;
 }
 
 // The number of elements of `shape` in *count; false if a dimension is negative or the count

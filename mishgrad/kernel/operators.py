@@ -1,0 +1,157 @@
+"""An operator, as the twin builds and runs it: a folder under ``kernel/`` and a small spec.
+
+The folder (``kernel/<name>``) is what is copied into ops-nn: ``op_host/``, ``op_kernel/`` with
+the kernel entry ``<name>.cpp``, its CANN-free headers, tests and examples; beside them a
+``twin/`` folder of glue that ops-nn never sees (what the twin library exports for the
+operator: its tiling, its aclnn functions). An :class:`OperatorSpec` says the rest: the
+entry's arguments, the tensors it reads and writes, its dtypes and the dtype each computes
+in. :func:`mishgrad.kernel.twin_build.kernel_spec` builds any spec into a twin library, and
+:func:`mishgrad.kernel.launcher.run_operator` runs its kernel on the twin's launcher, in this
+process or isolated, with a trace. :data:`MISH_GRAD` is the book's operator, the default
+everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final
+
+import numpy as np
+
+from mishgrad.math.oracle import mish_backward_oracle
+
+from .source import KERNEL_DIR
+
+#: The kernel's C type (``DTYPE_X``) and its entry's suffix, by dtype: the entry of
+#: ``<name>.cpp`` compiled for float16 is ``<name>_half``.
+KERNEL_TYPES: Final = MappingProxyType(
+    {
+        "float32": ("float", "float"),
+        "float16": ("half", "half"),
+        "bfloat16": ("bfloat16_t", "bfloat16"),
+    }
+)
+#: The entry's arguments that are not tensors: its workspace and its tiling data.
+WORKSPACE: Final = "workspace"
+TILING: Final = "tiling"
+
+
+def _widened() -> Mapping[str, str]:
+    return MappingProxyType({name: "float32" for name in KERNEL_TYPES})
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    """What the twin needs to know of an operator beyond its folder.
+
+    Attributes
+    ----------
+    name
+        The folder's name under ``kernel/``, the kernel entry's (``op_kernel/<name>.cpp``
+        defines ``<name>``), and the ops-nn operator's.
+    arguments
+        The entry's arguments in order: tensor names, :data:`WORKSPACE` and :data:`TILING`.
+    inputs, outputs
+        The tensors it reads and writes, by name (each among ``arguments``).
+    optional
+        Inputs a launch may leave out (the entry then gets a null pointer).
+    compute
+        The dtype each supported dtype computes in (widening: 16-bit types in float32).
+    glue_includes
+        Folders of the operator (relative to it) on the include path of its twin glue.
+    library
+        The twin library's name (``lib<library>.so``; a one-dtype build adds ``_<dtype>``).
+    tiling_function
+        What the glue exports to compute the tiling from Python ("" if the spec's user
+        computes it).
+    folder
+        Where the folder is (default: ``kernel/<name>``).
+    reference
+        The correctly rounded outputs for inputs given by name (None: not known): what a
+        launch is judged against. The accuracy masks and the roofline's cost attach here the
+        same way as the evaluation layer comes to take a spec.
+
+    """
+
+    name: str
+    arguments: tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    compute: Mapping[str, str] = field(default_factory=_widened)
+    glue_includes: tuple[str, ...] = ("op_kernel", "common")
+    library: str = ""
+    tiling_function: str = ""
+    folder: Path | None = None
+    reference: Callable[..., np.ndarray] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        """Check that the tensors are the entry's and the dtypes are known.
+
+        Raises
+        ------
+        ValueError
+            If a tensor is not among the arguments, an optional tensor is not an input, or
+            a dtype has no kernel type.
+
+        """
+        tensors = set(self.inputs) | set(self.outputs)
+        if not tensors <= set(self.arguments) or not set(self.optional) <= set(self.inputs):
+            raise ValueError(
+                f"{self.name}: inputs {self.inputs} and outputs {self.outputs} must be among "
+                f"the arguments {self.arguments}, and optional {self.optional} among the inputs"
+            )
+        unknown = set(self.compute) - set(KERNEL_TYPES) | set(self.compute.values()) - set(
+            KERNEL_TYPES
+        )
+        if unknown:
+            raise ValueError(f"{self.name}: no kernel type for {sorted(unknown)}")
+
+    @property
+    def directory(self) -> Path:
+        """The operator's folder."""
+        return self.folder or KERNEL_DIR / self.name
+
+    @property
+    def library_name(self) -> str:
+        """The twin library's name: :attr:`library`, or ``<name>_twin``."""
+        return self.library or f"{self.name}_twin"
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        """The dtypes the operator supports, each with a kernel of its own."""
+        return tuple(self.compute)
+
+    def entry(self, dtype: str) -> str:
+        """The kernel entry compiled for ``dtype``: ``<name>_<suffix>``.
+
+        Raises
+        ------
+        ValueError
+            If the operator does not support ``dtype``.
+
+        """
+        if dtype not in self.compute:
+            raise ValueError(f"{self.name} supports {', '.join(self.dtypes)}, not {dtype!r}")
+        return f"{self.name}_{KERNEL_TYPES[dtype][1]}"
+
+    def defines(self, dtype: str) -> tuple[str, ...]:
+        """The flags that compile the entry for ``dtype``: its C type and its name."""
+        return (f"-DDTYPE_X={KERNEL_TYPES[dtype][0]}", f"-D{self.name}={self.entry(dtype)}")
+
+
+#: MishGrad: x_grad = grad * dmish/dx(x), with tanhx(x) optionally given (the book's operator).
+MISH_GRAD: Final = OperatorSpec(
+    name="mish_grad",
+    arguments=("grad", "x", "tanhx", "x_grad", WORKSPACE, TILING),
+    inputs=("grad", "x", "tanhx"),
+    outputs=("x_grad",),
+    optional=("tanhx",),
+    glue_includes=("op_kernel", "common", "op_host/op_api"),
+    library="mishgrad_twin",
+    tiling_function="mishgrad_tiling",
+    reference=lambda grad, x, tanhx=None: mish_backward_oracle(grad, x),  # tanhx adds nothing
+)
