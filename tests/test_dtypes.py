@@ -1,7 +1,10 @@
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
 
+from mishgrad.kernel.source import OPERATOR_DIR, TWIN_DIR
 from mishgrad.math import dtypes
 
 
@@ -70,3 +73,26 @@ def test_float_info_follows_from_the_widths_of_the_fields():
         assert float(info.eps) == 2.0**-fraction
         assert float(info.tiny) == 2.0 ** (1 - bias)
         assert float(info.smallest_subnormal) == 2.0 ** (1 - bias - fraction)
+
+
+def cpp_dtype_rows(header: str) -> dict[int, tuple[int, str]]:
+    """The rows of the C++ table ``MISHGRAD_DTYPES``: aclDataType code -> (size, entry suffix)."""
+    table = header[header.index("#define MISHGRAD_DTYPES(X)") :].split("\n\n")[0]
+    rows = re.findall(r'X\(\w+, (\d+), "\w+", (\d+), (\w+)\)', table)
+    return {int(code): (int(size), suffix) for code, size, suffix in rows}
+
+
+def test_the_python_and_cpp_dtype_tables_agree():
+    """One table per language: the same dtypes, aclDataType codes, sizes and entry names."""
+    header = (OPERATOR_DIR / "common" / "mish_grad_dtypes.h").read_text()
+    python = {r.acl_code: (r.numpy.itemsize, r.entry_suffix) for r in dtypes.TABLE.values()}
+    assert cpp_dtype_rows(header) == python
+    dropped = header.replace('    X(kDtBf16, 27, "BFLOAT16", 2, bfloat16)', "")
+    assert cpp_dtype_rows(dropped) != python  # the check sees a row missing
+
+
+def test_the_c_types_are_the_kernels_dtype_x():
+    """Each record's C type is float or one the twin defines for 16-bit floats."""
+    header = (TWIN_DIR / "include" / "twin" / "numeric_types.h").read_text()
+    for record in dtypes.TABLE.values():
+        assert record.c_type == "float" or re.search(rf"\b{record.c_type}\b", header), record

@@ -21,26 +21,18 @@ from typing import Final
 
 import numpy as np
 
+from mishgrad.math.dtypes import TABLE
 from mishgrad.math.oracle import mish_backward_oracle
 
 from .source import KERNEL_DIR
 
-#: The kernel's C type (``DTYPE_X``) and its entry's suffix, by dtype: the entry of
-#: ``<name>.cpp`` compiled for float16 is ``<name>_half``.
-KERNEL_TYPES: Final = MappingProxyType(
-    {
-        "float32": ("float", "float"),
-        "float16": ("half", "half"),
-        "bfloat16": ("bfloat16_t", "bfloat16"),
-    }
-)
 #: The entry's arguments that are not tensors: its workspace and its tiling data.
 WORKSPACE: Final = "workspace"
 TILING: Final = "tiling"
 
 
 def _widened() -> Mapping[str, str]:
-    return MappingProxyType({name: "float32" for name in KERNEL_TYPES})
+    return MappingProxyType({name: "float32" for name in TABLE})
 
 
 @dataclass(frozen=True)
@@ -104,9 +96,7 @@ class OperatorSpec:
                 f"{self.name}: inputs {self.inputs} and outputs {self.outputs} must be among "
                 f"the arguments {self.arguments}, and optional {self.optional} among the inputs"
             )
-        unknown = set(self.compute) - set(KERNEL_TYPES) | set(self.compute.values()) - set(
-            KERNEL_TYPES
-        )
+        unknown = (set(self.compute) | set(self.compute.values())) - set(TABLE)
         if unknown:
             raise ValueError(f"{self.name}: no kernel type for {sorted(unknown)}")
 
@@ -136,11 +126,11 @@ class OperatorSpec:
         """
         if dtype not in self.compute:
             raise ValueError(f"{self.name} supports {', '.join(self.dtypes)}, not {dtype!r}")
-        return f"{self.name}_{KERNEL_TYPES[dtype][1]}"
+        return f"{self.name}_{TABLE[dtype].entry_suffix}"
 
     def defines(self, dtype: str) -> tuple[str, ...]:
         """The flags that compile the entry for ``dtype``: its C type and its name."""
-        return (f"-DDTYPE_X={KERNEL_TYPES[dtype][0]}", f"-D{self.name}={self.entry(dtype)}")
+        return (f"-DDTYPE_X={TABLE[dtype].c_type}", f"-D{self.name}={self.entry(dtype)}")
 
 
 #: MishGrad: x_grad = grad * dmish/dx(x), with tanhx(x) optionally given (the book's operator).

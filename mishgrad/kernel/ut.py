@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from mishgrad.math.dtypes import TABLE
+
 from . import compile_units, opsnn, source, twin_build
 from .compile_units import Unit
-from .operators import KERNEL_TYPES
 
 BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
@@ -85,10 +86,16 @@ def programs(kernel: Path = source.OPERATOR_DIR) -> list[Program]:
                 *sorted((ut / "op_kernel").glob(f"test_{opsnn.OP_NAME}*.cpp")),
                 *(source.TWIN_DIR / "src" / f for f in twin_build.RUNTIME_SOURCES),
             ),
-            (*stand_ins, "-include", str(tiling_def), f"-DDTYPE_X={ctype}", "-ffp-contract=off"),
+            (
+                *stand_ins,
+                "-include",
+                str(tiling_def),
+                f"-DDTYPE_X={record.c_type}",
+                "-ffp-contract=off",
+            ),
             kernel / "op_kernel",
         )
-        for name, (ctype, _) in KERNEL_TYPES.items()
+        for name, record in TABLE.items()
     ]
     return [host, *kernels]
 

@@ -36,7 +36,10 @@ class Dtype:
     acl_code
         Its ``aclDataType`` value in CANN's ``acl_base.h`` (float 0, float16 1, bfloat16 27).
     c_type
-        Its C++ type in an AscendC kernel (``half``, ``bfloat16_t``).
+        Its C++ type in an AscendC kernel (``half``, ``bfloat16_t``): ``DTYPE_X``.
+    entry_suffix
+        The suffix of the kernel entry compiled for it (``<operator>_half``): the last column
+        of the C++ table, ``MISHGRAD_DTYPES`` in ``kernel/mish_grad/common/mish_grad_dtypes.h``.
     threshold_exponent
         CANN's precision standard: the threshold is ``T = 2**threshold_exponent``.
     mixed_tolerance
@@ -56,6 +59,7 @@ class Dtype:
     numpy: np.dtype
     acl_code: int
     c_type: str
+    entry_suffix: str
     threshold_exponent: int
     mixed_tolerance: tuple[float, float, float]
     max_ulp: float
@@ -76,11 +80,11 @@ class Dtype:
 TABLE: Final[dict[str, Dtype]] = {
     record.name: record
     for record in (
-        Dtype("float32", np.dtype(np.float32), 0, "float", -13,
+        Dtype("float32", np.dtype(np.float32), 0, "float", "float", -13,
               (2.0**-10, 2.0**-16, 1e-2), max_ulp=4.0, max_rel_error=1e-5),
-        Dtype("float16", np.dtype(np.float16), 1, "half", -10,
+        Dtype("float16", np.dtype(np.float16), 1, "half", "half", -10,
               (2.0**-9, 2.0**-9, 1e-1), max_ulp=1.0, correctly_rounded_pct=99.9),
-        Dtype("bfloat16", np.dtype(ml_dtypes.bfloat16), 27, "bfloat16_t", -7,
+        Dtype("bfloat16", np.dtype(ml_dtypes.bfloat16), 27, "bfloat16_t", "bfloat16", -7,
               (2.0**-6, 2.0**-6, 1e-0), max_ulp=1.0, correctly_rounded_pct=99.9),
     )
 }  # fmt: skip

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from mishgrad.kernel import compile_units, opsnn, source
+from mishgrad.math.dtypes import TABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import installed  # this folder's module
@@ -130,7 +131,7 @@ def checks(dirs: dict[str, list[str]], kernel: Path) -> list[Check]:
             kernel / "op_kernel/mish_grad.cpp",
             (*kernel_flags, f"-DDTYPE_X={dtype}", *own("kernel", kernel)),
         )
-        for dtype in ("float", "half", "bfloat16_t")
+        for dtype in (record.c_type for record in TABLE.values())
     ]
     # op_def without graph/operator_reg.h, as metadef builds it
     host = [
