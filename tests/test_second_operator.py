@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import trace_checks
 
 from mishgrad.evaluation.roofline import Roofline, cost_from_counts
 from mishgrad.kernel import source, trace, twin, twin_build
@@ -216,7 +217,7 @@ def test_isolated_in_the_worker_it_writes_the_same_bytes(scaled_grad, dtype):
 def test_its_trace_is_read_by_the_same_analyses_and_roofline(scaled_grad):
     _, _, _, events = launch(scaled_grad, "float16", isolated=True, traced=True)
     assert set(np.unique(events["core"])) == set(range(CORES))
-    assert all(trace.tile_count(events, core) == TILES for core in range(CORES))
+    assert all(trace_checks.tile_count(events, core) == TILES for core in range(CORES))
     counts = trace.instruction_counts(events)
     assert counts.by_op == {"Cast": 3, "Mul": 1, "Muls": 1}
     cost = cost_from_counts(counts, 2, has_tanhx=False, label="scaled_grad, float16")
