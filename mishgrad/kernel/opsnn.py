@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -73,24 +72,6 @@ def include_flags(target: str, op_dir: Path) -> list[str]:
     return [f"-I{op_dir / folder}" for folder in INCLUDE_DIRS[target]]
 
 
-#: Which ops-nn target compiles each Ascend-side source (for :func:`include_report`).
-TARGETS: Final[dict[str, str]] = {
-    "op_kernel/mish_grad.cpp": "kernel",
-    "op_kernel/mish_grad.h": "kernel",
-    "op_host/mish_grad_def.cpp": "op_def",
-    "op_host/mish_grad_infershape.cpp": "infershape",
-    "op_host/mish_grad_tiling.cpp": "tiling",
-    "common/mish_grad_tiling.h": "tiling",
-    "op_host/op_api/aclnn_mish_backward.cpp": "op_api",
-    "op_host/op_api/mish_grad_l0.cpp": "op_api",
-    "common/mish_grad_contract.h": "op_api",
-    "common/mish_grad_dtypes.h": "op_api",
-    "examples/test_aclnn_mish_grad.cpp": "example",
-}
-
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
-
-
 def resolve_include(source: Path, name: str, target: str, op_dir: Path) -> Path | None:
     """Where ``#include "name"`` in ``source`` resolves within the operator, as ops-nn compiles it.
 
@@ -102,48 +83,6 @@ def resolve_include(source: Path, name: str, target: str, op_dir: Path) -> Path 
         if candidate.is_file() and candidate.is_relative_to(op_dir.resolve()):
             return candidate
     return None
-
-
-def include_report(op_dir: Path) -> list[tuple[str, str, str, str]]:
-    """Each quoted include of the Ascend-side sources: (file, target, include, resolved file).
-
-    The resolved file is relative to ``op_dir``, or ``CANN`` when the operator has no such file.
-    """
-    rows = []
-    for relative, target in TARGETS.items():
-        source = op_dir / relative
-        for name in _INCLUDE.findall(source.read_text()):
-            found = resolve_include(source, name, target, op_dir)
-            where = "CANN" if found is None else str(found.relative_to(op_dir.resolve()))
-            rows.append((relative, target, name, where))
-    return rows
-
-
-def purpose(path: Path) -> str:
-    """The first sentence of a file's leading comment or docstring: what the file is for."""
-    words: list[str] = []
-    for line in path.read_text().splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#!") or (not words and not stripped):
-            continue
-        text = stripped.lstrip("/#").strip().strip('"').strip()
-        if not text or (words and not stripped.startswith(("//", "#", '"""'))):
-            break
-        words.append(text)
-        sentence = " ".join(words)
-        if sentence.endswith((".", ":")) or ". " in sentence:
-            break
-    sentence = " ".join(words)
-    return sentence.split(". ")[0].rstrip(".:")
-
-
-def operator_files(op_dir: Path) -> list[Path]:
-    """The files that go into ops-nn: everything but the CPU twin and caches, sorted."""
-    return sorted(
-        p.relative_to(op_dir)
-        for p in op_dir.rglob("*")
-        if p.is_file() and p.relative_to(op_dir).parts[0] != "twin" and "__pycache__" not in p.parts
-    )
 
 
 #: A kernel config as nnopbase reads it (``binary_info_config.json``, opbase aa3cd74
