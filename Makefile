@@ -90,9 +90,9 @@ gtest:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
 
 # The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin: tiling and
-# infershape in gtest, the kernel with golden data (mishgrad/kernel/ut.py).
+# infershape in gtest, the kernel with golden data (tools/ut.py).
 ut: $(STAMP) gtest
-	$(BIN)/python -m mishgrad.kernel.ut
+	$(BIN)/python -m tools.ut
 
 # The Chinese notebooks' figures need a font with Chinese glyphs: Debian's fonts-noto-cjk,
 # installed when fontconfig knows no Simplified Chinese font (as root, or through sudo).

@@ -31,7 +31,9 @@ import nbformat
 from nbclient import NotebookClient
 
 from mishgrad.book import run_time
-from mishgrad.kernel import ut
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tools/
+from tools import ut
 
 NOTEBOOKS = sorted((run_time.REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 

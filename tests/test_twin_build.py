@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad.kernel import compile_units, source, twin, twin_build, ut
+from mishgrad.kernel import compile_units, source, twin, twin_build
 from mishgrad.kernel.operators import MISH_GRAD
+from tools import ut
 
 pytestmark = pytest.mark.slow  # builds copies of kernel/, and edits them
 
@@ -356,10 +357,11 @@ def test_make_example_and_the_uts_take_cxx_with_arguments(tmp_path):
     assert example.returncode == 0, example.stderr[-2000:]
     assert "gradInput[7]" in example.stdout
     env["MISHGRAD_CACHE"] = str(tmp_path / "cache")
-    script = "import sys; from pathlib import Path; from mishgrad.kernel import ut; "
+    script = "import sys; from pathlib import Path; from tools import ut; "
     script += "ut.build(ut.programs()[0], folder=Path(sys.argv[1]))"
     host = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "ut")],
+        cwd=source.REPOSITORY,
         env=env,
         capture_output=True,
         text=True,

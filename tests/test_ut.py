@@ -13,8 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from mishgrad.kernel import twin, ut
+from mishgrad.kernel import twin
 from mishgrad.kernel.source import OPERATOR_DIR
+from tools import ut
 
 pytestmark = pytest.mark.slow  # builds broken copies of the operator and their unit tests
 

@@ -18,9 +18,8 @@
   :mod:`~mishgrad.kernel.shared_tensors`: the tensors it shares, between guard bytes);
 - :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls, and two analyses
   are built on it: :mod:`~mishgrad.kernel.ub_layout`, :mod:`~mishgrad.kernel.pipeline`;
-- :mod:`~mishgrad.kernel.opsnn`, :mod:`~mishgrad.kernel.ut`, :mod:`~mishgrad.kernel.misuse`:
-  the operator's folder as an ops-nn operator directory, its unit tests, and kernels that break the
-  hardware's rules on purpose.
+- :mod:`~mishgrad.kernel.opsnn`, :mod:`~mishgrad.kernel.misuse`: the operator's folder as an
+  ops-nn operator directory, and kernels that break the hardware's rules on purpose.
 
 May import: :mod:`mishgrad.math`, :mod:`mishgrad.citations`, :mod:`mishgrad.paths`.
 """

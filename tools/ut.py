@@ -24,7 +24,7 @@ gtest comes from Debian's ``libgtest-dev`` (``make gtest`` installs it). Program
 into ``build/ut``, each unit through the twin's object cache: an edit recompiles only the units
 that read the edited file.
 
-Run as ``python -m mishgrad.kernel.ut``.
+Run as ``python -m tools.ut`` from the repository (``make ut``).
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from mishgrad.kernel import compile_units, opsnn, source, twin_build
+from mishgrad.kernel.compile_units import Unit
 from mishgrad.math.dtypes import TABLE
-
-from . import compile_units, opsnn, source, twin_build
-from .compile_units import Unit
 
 BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
