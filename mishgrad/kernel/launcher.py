@@ -15,7 +15,6 @@ The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernels' ``E
 
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 from collections.abc import Mapping
@@ -33,7 +32,7 @@ from . import isolation
 from .isolation import KernelError, Watchdog
 from .operators import OperatorSpec
 from .platforms import DEFAULT_PLATFORM, Platform, platform
-from .twin_abi import TRACE_DTYPE, Launch, TraceEvent, TwinConfig, load, run_entry
+from .twin_abi import TRACE_DTYPE, Launch, TwinConfig, load, results, run_entry
 from .twin_build import build, kernel_spec
 
 #: The environment variable that chooses the numerics model when a launch does not.
@@ -73,12 +72,6 @@ def twin_config(
     return TwinConfig(chip.ub_bytes, chip.select_scratch_begin, threads, int(trace), model)
 
 
-def _trace(lib: ctypes.CDLL) -> np.ndarray:
-    events = (TraceEvent * lib.mishgrad_twin_trace_size())()
-    copied = lib.mishgrad_twin_trace_copy(events, len(events))
-    return np.frombuffer(bytes(events), dtype=TRACE_DTYPE, count=copied).copy()
-
-
 def launch(
     path: Path,
     one: Launch,
@@ -103,18 +96,15 @@ def launch(
     """
     if isolated:
         status, error, log, raw = isolation.launch(path, one, config, watchdog or Watchdog())
-        if status != 0:
-            raise KernelError(error, log)
-        return log, np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
-    lib = load(path)
-    regions = {name: (array.ctypes.data, array.nbytes) for name, array in one.tensors.items()}
-    with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
-        status = run_entry(lib, one, regions, config)
-        log, error = lib.mishgrad_twin_log().decode(), lib.mishgrad_twin_last_error().decode()
-        events = _trace(lib) if config.trace else np.empty(0, TRACE_DTYPE)
+    else:
+        lib = load(path)
+        regions = {name: (array.ctypes.data, array.nbytes) for name, array in one.tensors.items()}
+        with _in_process:  # the twin keeps the last launch's error, log and trace: read our own
+            status = run_entry(lib, one, regions, config)
+            error, log, raw = results(lib, bool(config.trace))
     if status != 0:
         raise KernelError(error, log)
-    return log, events
+    return log, np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .source import OPERATOR_DIR
 from .twin_abi import TRACE_DTYPE as TRACE_DTYPE
-from .twin_abi import Launch, TilingData
+from .twin_abi import Launch, TilingData, run_tiling
 from .twin_abi import TwinConfig as TwinConfig
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
@@ -124,13 +124,11 @@ def _tiling(path: Path, arguments: tuple[int, ...], isolate: bool) -> tiling.Til
     function = MISH_GRAD.tiling_function
     if isolate:
         status, raw = isolation.tiling(path, function, arguments)
-        data = TilingData.from_buffer_copy(raw)
     else:
-        data = TilingData()
-        status = getattr(_load(path), function)(*arguments, ctypes.byref(data))
+        status, raw = run_tiling(_load(path), function, arguments)
     if status != 0:
         raise tiling.TilingError(f"ComputeTiling returned status {status}")
-    return data.as_plan()
+    return TilingData.from_buffer_copy(raw).as_plan()
 
 
 def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str | None) -> np.ndarray:

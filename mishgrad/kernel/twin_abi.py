@@ -225,3 +225,22 @@ def run_entry(
         len(regions),
         ctypes.byref(config),
     )
+
+
+def results(library: ctypes.CDLL, trace: bool) -> tuple[str, str, bytes]:
+    """What the library's last launch left: its error, its log and (``trace``) its trace's bytes."""
+    raw = b""
+    if trace:
+        events = (TraceEvent * library.mishgrad_twin_trace_size())()
+        copied = library.mishgrad_twin_trace_copy(events, len(events))
+        raw = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
+    return library.mishgrad_twin_last_error().decode(), library.mishgrad_twin_log().decode(), raw
+
+
+def run_tiling(
+    library: ctypes.CDLL, function: str, arguments: tuple[int, ...]
+) -> tuple[int, bytes]:
+    """``function(*arguments)``, an operator's tiling: its status and the tiling data's bytes."""
+    data = TilingData()
+    status = getattr(library, function)(*arguments, ctypes.byref(data))
+    return status, bytes(data)

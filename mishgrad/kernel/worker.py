@@ -20,7 +20,7 @@ from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 from typing import Any, Final
 
-from .twin_abi import PROGRESS_DTYPE, TilingData, TraceEvent, TwinConfig, load, run_entry
+from .twin_abi import PROGRESS_DTYPE, TwinConfig, load, results, run_entry, run_tiling
 
 #: What the worker sends once it has loaded the library (or imported the function's module):
 #: the watchdog's clocks start then.
@@ -39,13 +39,6 @@ def _address(memory: SharedMemory, offset: int, keep: list[Any]) -> int:
     buffer = (ctypes.c_char * memory.size).from_buffer(memory.buf)
     keep.append(buffer)
     return ctypes.addressof(buffer) + offset
-
-
-def _tiling(library: ctypes.CDLL, request: tuple[str, tuple[int, ...]]) -> tuple[int, bytes]:
-    function, arguments = request
-    data = TilingData()
-    status = getattr(library, function)(*arguments, ctypes.byref(data))
-    return status, bytes(data)
 
 
 def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, str, bytes]:
@@ -67,13 +60,7 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
             )
         finally:
             library.mishgrad_twin_set_progress(None, 0)
-        trace = b""
-        if request["trace"]:
-            events = (TraceEvent * library.mishgrad_twin_trace_size())()
-            copied = library.mishgrad_twin_trace_copy(events, len(events))
-            trace = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
-        error = library.mishgrad_twin_last_error().decode()
-        return status, error, library.mishgrad_twin_log().decode(), trace
+        return (status, *results(library, request["trace"]))
     finally:
         buffers.clear()  # release the exported views before closing the blocks
         for memory in memories.values():
@@ -93,7 +80,9 @@ def _serve(requests: Connection, replies: Connection) -> None:
             continue
         library = load(Path(target))
         replies.send(READY)
-        replies.send(_tiling(library, payload) if kind == "tiling" else _launch(library, payload))
+        replies.send(
+            run_tiling(library, *payload) if kind == "tiling" else _launch(library, payload)
+        )
 
 
 def _run(
