@@ -43,7 +43,7 @@ May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citatio
 :mod:`mishgrad.paths`.
 """
 
-from .backends import BACKENDS, builtin_opapi, load_backend, twin_backend, twin_library
+from .backends import load_backend, twin_backend, twin_library
 from .binding import (
     ACL_DTYPE,
     ACL_FORMAT_ND,
@@ -53,9 +53,8 @@ from .binding import (
     SIGNATURES,
     Backend,
     checked_ints,
-    library_of,
 )
-from .call import Phase1, get_workspace_size, mish_backward, result_dtype, run
+from .call import get_workspace_size, mish_backward, result_dtype, run
 from .provenance import KernelReport, Stamp, which_kernel
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES, AclError
@@ -63,7 +62,6 @@ from .status import STATUS_NAMES, AclError
 __all__ = [
     "ACL_DTYPE",
     "ACL_FORMAT_ND",
-    "BACKENDS",
     "MALLOC_HUGE_FIRST",
     "MEMCPY_DEVICE_TO_HOST",
     "MEMCPY_HOST_TO_DEVICE",
@@ -73,13 +71,10 @@ __all__ = [
     "Backend",
     "DeviceTensor",
     "KernelReport",
-    "Phase1",
     "Session",
     "Stamp",
-    "builtin_opapi",
     "checked_ints",
     "get_workspace_size",
-    "library_of",
     "load_backend",
     "mish_backward",
     "result_dtype",

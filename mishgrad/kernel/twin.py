@@ -107,21 +107,16 @@ def native_tiling(
         If an isolated tiling crashed or did not return.
 
     """
-    arguments = (
-        total_length,
-        dtype_size,
-        int(has_tanhx),
-        ub_reported,
-        core_count,
-        int(select_scratch),
-    )
     path = library_path(kernel_dir, dtype)
-    return _tiling(path, arguments, runs_isolated(kernel_dir, isolated))
+    isolate = runs_isolated(kernel_dir, isolated)
+    return _tiling(
+        path, isolate, total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch
+    )
 
 
-def _tiling(path: Path, arguments: tuple[int, ...], isolate: bool) -> tiling.TilingPlan:
-    """MishGrad's tiling (``mishgrad_tiling(*arguments)``) of the library at ``path``."""
-    function = MISH_GRAD.tiling_function
+def _tiling(path: Path, isolate: bool, *values: int) -> tiling.TilingPlan:
+    """MishGrad's tiling (``mishgrad_tiling(*values)``) of the library at ``path``."""
+    function, arguments = MISH_GRAD.tiling_function, tuple(int(value) for value in values)
     if isolate:
         status, raw = isolation.tiling(path, function, arguments)
     else:
@@ -251,7 +246,8 @@ def run_kernel(
         If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
 
     """
-    config = twin_config(platform(on), host_threads, trace, numerics)
+    chip = platform(on)
+    config = twin_config(chip, host_threads, trace, numerics)
     x = as_input(x)
     dtype = as_dtype(x.dtype)
     if x.size == 0:
@@ -259,22 +255,16 @@ def run_kernel(
     x_flat = _contiguous("x", x, dtype, x.size)
     grad_flat = _contiguous("grad", grad, dtype, x.size)
     tanhx_flat = None if tanhx is None else _contiguous("tanhx", tanhx, dtype, x.size)
-    chip = platform(on)
     core_count = chip.vector_cores if cores is None else cores
     if plan is not None:
         check_plan(plan, x, tanhx is not None, chip)
     isolate = runs_isolated(kernel_dir, isolated, plan_supplied=plan is not None)
     path = library_path(kernel_dir, dtype_name(dtype))  # built once, for tiling and launch
     if plan is None:
-        arguments = (
-            x.size,
-            dtype.itemsize,
-            int(tanhx is not None),
-            chip.ub_reported,
-            core_count,
-            int(chip.select_uses_scratch),
+        has_tanhx, scratch = tanhx is not None, chip.select_uses_scratch
+        plan = _tiling(
+            path, isolate, x.size, dtype.itemsize, has_tanhx, chip.ub_reported, core_count, scratch
         )
-        plan = _tiling(path, arguments, isolate)
     if out is None:
         out = np.empty_like(x_flat)
     elif out.dtype != dtype or out.size != x.size or not out.flags.c_contiguous:
