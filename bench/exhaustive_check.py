@@ -34,7 +34,6 @@ from mishgrad.evaluation.exhaustive import (
     FINITE_REGIONS,
     MAXIMA,
     REGIONS,
-    RegionStats,
     Stats,
     combined,
     mere,
@@ -43,6 +42,36 @@ from mishgrad.evaluation.exhaustive import (
 from mishgrad.kernel import twin_build
 from mishgrad.math import errors
 from mishgrad.math.dtypes import TABLE, float32
+
+
+class RegionStats(ctypes.Structure):
+    """``ExhaustiveRegionStats`` (native/exhaustive.cpp), field for field.
+
+    Its first fields are :data:`~mishgrad.evaluation.exhaustive.SUMS`, then the maxima of
+    :data:`~mishgrad.evaluation.exhaustive.MAXIMA` and their x.
+    """
+
+    _fields_ = [
+        ("count", ctypes.c_uint64),
+        ("correctly_rounded", ctypes.c_uint64),
+        ("within_1ulp", ctypes.c_uint64),
+        ("spurious_nonfinite", ctypes.c_uint64),
+        ("wrong_sign", ctypes.c_uint64),
+        ("flushes", ctypes.c_uint64),
+        ("fallbacks", ctypes.c_uint64),
+        ("undecided", ctypes.c_uint64),
+        ("sum_relative", ctypes.c_double),
+        ("mare", ctypes.c_double),
+        ("max_ulp", ctypes.c_double),
+        ("max_rel_error", ctypes.c_double),
+        ("max_abs_error", ctypes.c_double),
+        ("worst_mare_x", ctypes.c_float),
+        ("worst_ulp_x", ctypes.c_float),
+        ("worst_rel_error_x", ctypes.c_float),
+        ("worst_abs_error_x", ctypes.c_float),
+        ("undecided_x", ctypes.c_float),
+    ]
+
 
 #: The C++ sources of the oracle and the statistics.
 NATIVE_DIR: Final = Path(__file__).resolve().parent / "native"

@@ -66,6 +66,12 @@ def test_binary128_decides_where_float64_cannot(hard):
     assert all(s["correctly_rounded"] == s["count"] for s in stats.values())
 
 
+def test_the_c_struct_holds_the_sums_then_the_maxima_and_their_x():
+    names = [name for name, _ in exhaustive_check.RegionStats._fields_]
+    maxima = [*exhaustive.MAXIMA, *exhaustive.MAXIMA.values(), "undecided_x"]
+    assert names == [*exhaustive.SUMS, *maxima]
+
+
 def test_regions():
     cases = [
         (0.0, 0.6, 0),

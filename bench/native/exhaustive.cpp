@@ -39,7 +39,7 @@ enum ExhaustiveRegion : uint32_t {
     kRegionCount = 6,
 };
 
-// The kernel's errors over one region (field order: mishgrad.evaluation.exhaustive.RegionStats).
+// The kernel's errors over one region (field order: exhaustive_check.RegionStats).
 struct ExhaustiveRegionStats {
     uint64_t count;
     uint64_t correctlyRounded;   // ULP distance 0

@@ -2,7 +2,7 @@
 
 ``make exhaustive`` runs the kernel over all 2**32 float32 bit patterns and sums its errors
 per region of x (``bench/exhaustive_check.py``, with a C++ oracle); this module defines the
-regions (:data:`REGIONS`), the statistics of each (:class:`RegionStats`, :data:`Stats`), how
+regions (:data:`REGIONS`), the statistics of each (:data:`Stats`), how
 they merge (:func:`merge`, :func:`combined`) and the shares the book reports
 (:func:`mere`, :func:`correctly_rounded_pct`, :func:`within_1ulp_pct`); notebook 11 shows the
 stored result's regions (:func:`mishgrad.book.exhaustive_report.region_table`).
@@ -10,7 +10,6 @@ stored result's regions (:func:`mishgrad.book.exhaustive_report.region_table`).
 
 from __future__ import annotations
 
-import ctypes
 import math
 from collections.abc import Iterable
 from typing import Final
@@ -35,33 +34,18 @@ REGIONS: Final = (
 FINITE_REGIONS: Final = REGIONS[:-1]
 
 
-class RegionStats(ctypes.Structure):
-    """``ExhaustiveRegionStats`` (native/exhaustive.cpp), field for field."""
-
-    _fields_ = [
-        ("count", ctypes.c_uint64),
-        ("correctly_rounded", ctypes.c_uint64),
-        ("within_1ulp", ctypes.c_uint64),
-        ("spurious_nonfinite", ctypes.c_uint64),
-        ("wrong_sign", ctypes.c_uint64),
-        ("flushes", ctypes.c_uint64),
-        ("fallbacks", ctypes.c_uint64),
-        ("undecided", ctypes.c_uint64),
-        ("sum_relative", ctypes.c_double),
-        ("mare", ctypes.c_double),
-        ("max_ulp", ctypes.c_double),
-        ("max_rel_error", ctypes.c_double),
-        ("max_abs_error", ctypes.c_double),
-        ("worst_mare_x", ctypes.c_float),
-        ("worst_ulp_x", ctypes.c_float),
-        ("worst_rel_error_x", ctypes.c_float),
-        ("worst_abs_error_x", ctypes.c_float),
-        ("undecided_x", ctypes.c_float),
-    ]
-
-
-#: Statistics that add up over tiles.
-SUMS: Final = tuple(name for name, _ in RegionStats._fields_[:9])
+#: Statistics that add up over tiles (the first fields of ``ExhaustiveRegionStats``).
+SUMS: Final = (
+    "count",
+    "correctly_rounded",
+    "within_1ulp",
+    "spurious_nonfinite",
+    "wrong_sign",
+    "flushes",
+    "fallbacks",
+    "undecided",
+    "sum_relative",
+)
 #: Maxima, each with the x where it occurs.
 MAXIMA: Final = {
     "mare": "worst_mare_x",
