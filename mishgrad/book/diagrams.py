@@ -79,9 +79,7 @@ def _arrow(
     ax.annotate("", xy=end, xytext=start, arrowprops=style)
 
 
-# --------------------------------------------------------------------------------------
 # 1. The vector core's data path
-# --------------------------------------------------------------------------------------
 
 
 def _queue(ax: Axes, x: float, y: float, name: str, tiles: tuple[str, str]) -> None:
@@ -174,9 +172,7 @@ def vector_core_data_path() -> Figure:
     return figure
 
 
-# --------------------------------------------------------------------------------------
 # 2. The aclnn two-phase call
-# --------------------------------------------------------------------------------------
 
 #: The lifelines of :func:`aclnn_sequence`, left to right.
 LIFELINE_LABELS: Final = (
@@ -252,8 +248,3 @@ def aclnn_sequence() -> Figure:
     ax.text((stream + runtime) / 2, 1.28, translate("done"), ha="center", va="bottom", fontsize=8)
     message(0.75, runtime, app, translate("work done (or its error)"), dashed=True)
     return figure
-
-
-# --------------------------------------------------------------------------------------
-# 3. The tiling split
-# --------------------------------------------------------------------------------------

@@ -37,9 +37,7 @@ from .i18n import translate
 from .notebook_display import localize_figure
 from .report import table
 
-# --------------------------------------------------------------------------------------
 # The UB budget
-# --------------------------------------------------------------------------------------
 
 #: Colour of each kind of UB buffer (:func:`mishgrad.kernel.tiling.buffer_kind`) in
 #: :func:`budget_bars`.
@@ -112,9 +110,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     return figure
 
 
-# --------------------------------------------------------------------------------------
 # The core split
-# --------------------------------------------------------------------------------------
 
 #: Colour of each kind of core in :func:`core_split`.
 CORE_COLORS: Final[dict[str, str]] = {
@@ -251,9 +247,7 @@ def core_split(
     return figure
 
 
-# --------------------------------------------------------------------------------------
 # The explorer
-# --------------------------------------------------------------------------------------
 
 
 def _png_output(figure: Figure) -> dict:

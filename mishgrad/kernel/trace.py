@@ -35,9 +35,7 @@ STAGES: Final = ("CopyIn", "Compute", "CopyOut")
 ENGINES: Final = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
 
 
-# --------------------------------------------------------------------------------------
 # Events
-# --------------------------------------------------------------------------------------
 
 
 def op_names(events: np.ndarray) -> np.ndarray:
@@ -131,9 +129,7 @@ def tile_events(trace: np.ndarray, core: int = 0, tile: int = 0) -> np.ndarray:
     return chosen
 
 
-# --------------------------------------------------------------------------------------
 # Instruction counts
-# --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

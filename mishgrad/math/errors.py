@@ -99,9 +99,7 @@ def float32_subnormal_mask(x: npt.ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=np.float64) < FLOAT32_SUBNORMAL_EDGE
 
 
-# --------------------------------------------------------------------------------------
 # Where a formula fails: the kinds of failure the notebooks plot as regions.
-# --------------------------------------------------------------------------------------
 
 
 def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:

@@ -56,6 +56,4 @@ def overflow_threshold(expression: Expression, dtype: npt.DTypeLike) -> float:
     return first_true(lambda x: np.isinf(expression(x)), dtype, 0.0, 1e4)
 
 
-# --------------------------------------------------------------------------------------
 # The analytic side: where the *exact* expressions cross the dtype's limits.
-# --------------------------------------------------------------------------------------
