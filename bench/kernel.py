@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-from pathlib import Path
 from typing import Final
 
 import build_times
@@ -28,16 +27,13 @@ from mishgrad.evaluation import roofline, upstream
 from mishgrad.kernel import source, trace, twin
 from mishgrad.math import numerics
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import trace_checks
-
 DTYPES = ("float32", "float16", "bfloat16")
 V1_FLOAT32 = upstream.V1_FLOAT32_NO_TANHX  # counted from the described operation order
 TARGET = {"exp": 1, "div": 2}  # no-tanhx float32; the total: bandwidth-bound on the A2
 
 
 def instruction_table() -> bool:
-    window = trace_checks.method_instructions(
+    window = trace.method_instructions(
         source.OPERATOR_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
     )
     print("Vector instructions per tile (twin trace, core 0, tile 0)")

@@ -4,7 +4,7 @@ The operator is shaped like the book's: two inputs, one output, float32, float16
 bfloat16, with the 16-bit types computed in float32 (``out = grad * 2x``). It is an operator
 folder plus an :class:`~mishgrad.kernel.operators.OperatorSpec`, built by the same
 :func:`~mishgrad.kernel.twin_build.kernel_spec` and run by the same launcher
-(:func:`operator_runs.run_operator`, on :func:`~mishgrad.kernel.launcher.launch`),
+(:func:`mishgrad.kernel.launcher.run_operator`, on :func:`~mishgrad.kernel.launcher.launch`),
 in this process and isolated in the worker, with a trace the roofline reads. Nothing of
 ``kernel/twin`` is changed or names either operator.
 """
@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import trace_checks
-from operator_runs import run_operator
 
 from mishgrad.evaluation.roofline import Roofline, cost_from_counts
 from mishgrad.kernel import source, trace, twin, twin_build
@@ -195,7 +194,7 @@ def launch(spec: OperatorSpec, dtype: str, *, isolated: bool, traced: bool = Fal
     rng = np.random.default_rng(31)
     n = CORES * TILES * TILE
     grad, x = (rng.uniform(-4.0, 4.0, n).astype(kind) for _ in range(2))
-    run = run_operator(
+    run = twin.run_operator(
         spec, {"grad": grad, "x": x}, tiling(n), CORES, TILES, trace=traced, isolated=isolated
     )
     return grad, x, run.outputs["out"], run.trace
@@ -263,14 +262,14 @@ def test_the_launcher_refuses_a_malformed_launch(scaled_grad, arguments, block_d
 def test_inputs_must_be_the_operators_and_alike(scaled_grad):
     x = np.ones(CORES * TILES * TILE, np.float32)
     with pytest.raises(ValueError, match=r"missing \['grad'\], unknown \['y'\]"):
-        run_operator(scaled_grad, {"x": x, "y": x}, tiling(x.size), CORES, TILES)
+        twin.run_operator(scaled_grad, {"x": x, "y": x}, tiling(x.size), CORES, TILES)
     with pytest.raises(ValueError, match="share one dtype and size"):
-        run_operator(
+        twin.run_operator(
             scaled_grad, {"grad": x, "x": x.astype(np.float16)}, tiling(x.size), CORES, TILES
         )
     wide = x.astype(np.float64)
     with pytest.raises(ValueError, match=r"dtype must be one of .*got float64"):
-        run_operator(scaled_grad, {"grad": wide, "x": wide}, tiling(x.size), CORES, TILES)
+        twin.run_operator(scaled_grad, {"grad": wide, "x": wide}, tiling(x.size), CORES, TILES)
 
 
 def test_a_spec_must_name_its_tensors_among_the_entrys_arguments():

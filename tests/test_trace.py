@@ -142,7 +142,7 @@ def test_method_instructions_add_up_to_the_traced_tile(run32):
     # Derivative's own calls, the two methods it calls, and Compute's product with grad.
     header = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
     methods = ["Derivative", "Exponential", "RootWindow"]
-    written = sum(trace_checks.method_instructions(header, name) for name in methods)
+    written = sum(trace.method_instructions(header, name) for name in methods)
     assert written + 1 == trace.instruction_counts(run32.trace).total
 
 
@@ -385,7 +385,7 @@ def test_notebook_12s_reading_of_the_trace_is_measure_costs():
     """Notebook 12 splits a one-core launch into tiles at its copy-outs and counts each tile's
     vector calls in NumPy: every tile runs roofline.measure_cost's instructions, over the tile's
     elements rounded up to whole repeats; and RootWindow's calls, counted one a line in its
-    source, are trace_checks.method_instructions'."""
+    source, are trace.method_instructions'."""
     x = np.linspace(-20.0, 20.0, 10_000, dtype=np.float32)
     run = twin.run_kernel(np.ones_like(x), x, cores=1, trace=True)
     calls = run.trace[np.argsort(run.trace["sequence"], kind="stable")]
@@ -407,7 +407,7 @@ def test_notebook_12s_reading_of_the_trace_is_measure_costs():
     assert calls["count"][copy_out].tolist() == [full, full, run.plan.lastTailLength]
     window_source = source.read_method(HEADER, "RootWindow", with_comment=False)
     window = len(re.findall(r"^\s*[A-Z]\w*\(", window_source, flags=re.M))
-    assert window == trace_checks.method_instructions(HEADER, "RootWindow")
+    assert window == trace.method_instructions(HEADER, "RootWindow")
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,22 +3,18 @@
 Global-memory copies as intervals (:func:`copy_intervals`, :func:`covers_exactly`), each
 tile's work per engine and the pipeline's busy and serial cycles (:func:`tile_work`,
 :func:`busy_cycles`, :func:`serial_cycles`), the tile count, the UB map against the tiling's
-budget (:func:`budget_mismatches`), v1's overrun of the UB (:func:`v1_overrun_bytes`) and the
-vector instructions written in one method of the kernel (:func:`method_instructions`): the
+budget (:func:`budget_mismatches`) and v1's overrun of the UB (:func:`v1_overrun_bytes`): the
 tests hold :mod:`mishgrad.kernel`'s trace, pipeline model and tiling to them.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 import numpy as np
 
 from mishgrad.kernel import tiling
 from mishgrad.kernel.pipeline import PipelineModel, Span, TileWork, repeats, stage_cycles
-from mishgrad.kernel.source import read_method
 from mishgrad.kernel.tiling import v1_block_bytes
 from mishgrad.kernel.trace import (
     COPY_OPS,
@@ -143,16 +139,3 @@ def v1_overrun_bytes(total_length: int, dtype_size: int, has_tanhx: bool) -> int
     block = v1_block_bytes(has_tanhx)
     length = total_length * dtype_size
     return -(-length // block) * block - length
-
-
-def method_instructions(path: str | Path, name: str) -> int:
-    """Vector instructions written in one method of a kernel source (each call once).
-
-    The trace counts what ran; this counts where it is written, to split a tile's total
-    by method (for example the kernel's ``RootWindow``). Calls of the file's own methods
-    are not instructions and are not counted.
-    """
-    own = set(re.findall(r"inline \w+ (\w+)\(", Path(path).read_text()))
-    body = read_method(path, name, with_comment=False).splitlines()[1:]
-    calls = [re.match(r"\s*([A-Z]\w*)\(", line) for line in body]
-    return sum(1 for c in calls if c and is_vector(c.group(1)) and c.group(1) not in own)

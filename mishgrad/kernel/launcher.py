@@ -3,9 +3,11 @@
 :func:`launch` runs one :class:`~mishgrad.kernel.twin_abi.Launch` (an entry, its arguments,
 its tensors, its tiling bytes) on a twin library, in this process or in the worker process
 (:mod:`mishgrad.kernel.isolation`), and returns the kernel's log and trace.
+:func:`run_operator` is the same for an operator given by its
+:class:`~mishgrad.kernel.operators.OperatorSpec` and its inputs: it builds the operator's twin
+library for the inputs' dtype, models the platform, and returns the outputs.
 :func:`mishgrad.kernel.twin.run_kernel` is MishGrad's own, with its tiling, on top of
-:func:`launch`; ``tests/operator_runs.py`` runs any other operator given by its
-:class:`~mishgrad.kernel.operators.OperatorSpec` the same way.
+:func:`launch`.
 
 The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernels' ``Exp`` and
 ``Div`` round (:func:`numerics_model`).
@@ -15,17 +17,23 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
+from mishgrad.math.dtypes import as_dtype, as_input, dtype_name
 from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation
 from .isolation import KernelError, Watchdog
-from .platforms import Platform
+from .operators import OperatorSpec
+from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .twin_abi import TRACE_DTYPE, Launch, TwinConfig, load, results, run_entry
+from .twin_build import build, kernel_spec
 
 #: The environment variable that chooses the numerics model when a launch does not.
 NUMERICS_VARIABLE: Final = "MISHGRAD_TWIN_NUMERICS"
@@ -97,3 +105,89 @@ def launch(
     if status != 0:
         raise KernelError(error, log)
     return log, np.frombuffer(raw, dtype=TRACE_DTYPE).copy()
+
+
+@dataclass(frozen=True)
+class OperatorRun:
+    """One launch of an operator: its outputs by name, the trace and the debug log."""
+
+    outputs: Mapping[str, np.ndarray]
+    trace: np.ndarray  # TRACE_DTYPE records; empty unless trace=True
+    log: str = ""
+
+
+def _flat_inputs(spec: OperatorSpec, inputs: Mapping[str, npt.ArrayLike]) -> dict[str, np.ndarray]:
+    """The inputs as flat C-contiguous arrays of one dtype and size, or a ValueError why not."""
+    missing = set(spec.inputs) - set(spec.optional) - set(inputs)
+    unknown = set(inputs) - set(spec.inputs)
+    if missing or unknown:
+        raise ValueError(
+            f"{spec.name} takes inputs {', '.join(spec.inputs)}: missing {sorted(missing)}, "
+            f"unknown {sorted(unknown)}"
+        )
+    arrays = {name: as_input(value) for name, value in inputs.items()}
+    first = arrays[next(name for name in spec.inputs if name in arrays)]
+    for name, array in arrays.items():
+        if array.dtype != first.dtype or array.size != first.size:
+            raise ValueError(
+                f"{spec.name}'s inputs must share one dtype and size: {name} is {array.dtype} "
+                f"of {array.size}, not {first.dtype} of {first.size}"
+            )
+    if first.size == 0:
+        raise ValueError(f"{spec.name}'s inputs are empty: a kernel is never launched for them")
+    return {name: np.ascontiguousarray(array).ravel() for name, array in arrays.items()}
+
+
+def run_operator(
+    spec: OperatorSpec,
+    inputs: Mapping[str, npt.ArrayLike],
+    tiling: bytes,
+    block_dim: int,
+    tiles: int,
+    *,
+    on: str | Platform = DEFAULT_PLATFORM,
+    host_threads: int | None = None,
+    trace: bool = False,
+    numerics: str | None = None,
+    kernel_dir: Path | None = None,
+    isolated: bool = True,
+    watchdog: Watchdog | None = None,
+) -> OperatorRun:
+    """Run ``spec``'s kernel on the twin for ``inputs`` (by name), elementwise.
+
+    Parameters
+    ----------
+    spec
+        The operator; its twin library is built for the inputs' dtype (from ``kernel_dir``,
+        default its folder).
+    inputs
+        Arrays of one dtype and one size by input name; an optional input may be left out.
+    tiling, block_dim, tiles
+        The tiling data's bytes as the entry reads them, the cores to run and the most tiles
+        one core walks (the worker's budget of AscendC calls).
+    on, host_threads, trace, numerics, kernel_dir, watchdog
+        As for :func:`mishgrad.kernel.twin.run_kernel` (``kernel_dir``: a copy of the
+        operator's folder to build from).
+    isolated
+        Run in the worker process (default: a new operator's kernel may crash or hang).
+
+    Raises
+    ------
+    ValueError
+        For missing or unknown inputs, inputs of different dtypes or sizes, empty inputs, a
+        dtype the operator does not support, or an unknown numerics model.
+    KernelError
+        As for :func:`launch`.
+
+    """
+    flat = _flat_inputs(spec, inputs)
+    like = next(iter(flat.values()))
+    dtype = dtype_name(as_dtype(like.dtype))
+    config = twin_config(platform(on), host_threads, trace, numerics)
+    outputs = {name: np.empty_like(like) for name in spec.outputs}
+    tensors = {**flat, **outputs}
+    entry = spec.entry(dtype)  # refuses an unsupported dtype before anything is built
+    one = Launch(entry, spec.arguments, tensors, spec.outputs, tiling, block_dim, tiles)
+    path = build(kernel_spec(root=kernel_dir, dtype=dtype, operator=spec))
+    log, events = launch(path, one, config, isolated=isolated, watchdog=watchdog)
+    return OperatorRun(outputs, events, log)

@@ -6,7 +6,7 @@ the kernel entry ``<name>.cpp``, its CANN-free headers, tests and examples; besi
 operator: its tiling, its aclnn functions). An :class:`OperatorSpec` says the rest: the
 entry's arguments, the tensors it reads and writes, its dtypes and the dtype each computes
 in. :func:`mishgrad.kernel.twin_build.kernel_spec` builds any spec into a twin library, and
-:func:`mishgrad.kernel.launcher.launch` runs its kernel entry on the twin's launcher, in this
+:func:`mishgrad.kernel.launcher.run_operator` runs its kernel on the twin's launcher, in this
 process or isolated, with a trace. :data:`MISH_GRAD` is the book's operator, the default
 everywhere.
 """

@@ -6,8 +6,9 @@ call (:mod:`mishgrad.kernel.trace`) and what the kernel printed; a broken hardwa
 back as :class:`KernelError`. :func:`native_tiling` runs the C++ ``ComputeTiling``, and
 :func:`native_exp` and :func:`native_div` the twin's ``Exp`` and ``Div``.
 
-Any other operator's kernel runs through the same launcher (:func:`launch` of
-:mod:`mishgrad.kernel.launcher`), which :func:`run_kernel` is built on.
+Any other operator's kernel runs through the same launcher
+(:mod:`mishgrad.kernel.launcher`: :func:`launch`, :func:`run_operator`), which
+:func:`run_kernel` is built on.
 
 The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``Exp`` and
 ``Div`` round, one of :data:`NUMERICS_MODELS` (default ``ieee``); it is read by
@@ -33,7 +34,9 @@ from .isolation import KernelError, Watchdog
 
 # `name as name`: re-exported, for the notebooks and tests that reach it through this module.
 from .launcher import NUMERICS_VARIABLE as NUMERICS_VARIABLE
+from .launcher import OperatorRun as OperatorRun
 from .launcher import launch, numerics_model, twin_config
+from .launcher import run_operator as run_operator
 from .operators import MISH_GRAD
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
