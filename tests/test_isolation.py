@@ -241,3 +241,38 @@ def test_a_calls_clock_starts_once_its_module_is_imported(tmp_path, monkeypatch)
         assert isolation.call(answer, watchdog=twin.Watchdog(limit=2)) == 42
     finally:
         isolation._stop_worker()
+
+
+NOTEBOOK = """
+import sys, threading, time
+from mishgrad.kernel import isolation
+threading.Thread(target=isolation.call, args=(time.sleep, 600), daemon=True).start()
+while isolation._worker is None:
+    time.sleep(0.05)
+time.sleep(1)  # the worker is asleep in its call now
+print(isolation._worker.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie no parent reaped counts as ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def test_a_busy_worker_dies_with_the_notebook_killed_by_sigkill():
+    notebook = subprocess.Popen([sys.executable, "-c", NOTEBOOK], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(notebook.stdout.readline())
+        assert not _gone(worker)
+    finally:
+        notebook.kill()  # SIGKILL: no atexit, no cleanup in the notebook's process
+        notebook.wait()
+    deadline = time.monotonic() + 60  # a hang guard: the worker checks every 0.5 s
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(worker), f"worker {worker} outlived the notebook that started it"

@@ -138,7 +138,8 @@ class _Worker:
     """One worker process, started afresh (not forked: no copy of the notebook's threads)."""
 
     def __init__(self) -> None:
-        command = [sys.executable, "-c", "from mishgrad.kernel import worker; worker.main()"]
+        start = f"from mishgrad.kernel import worker; worker.main({os.getpid()})"
+        command = [sys.executable, "-c", start]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests = Connection(os.dup(self.process.stdin.fileno()), readable=False)

@@ -14,6 +14,8 @@ import ctypes
 import importlib
 import os
 import signal
+import threading
+import time
 from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
@@ -100,8 +102,23 @@ def _run(
         return False, error
 
 
-def main() -> None:
-    """The worker process's entry point: requests on stdin, replies on the original stdout."""
+def _exit_with(parent: int, every: float) -> None:
+    """End this process once ``parent`` is gone (it is then no longer this process's parent)."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
+
+
+def main(parent: int, every: float = 0.5) -> None:
+    """The worker process's entry point: requests on stdin, replies on the original stdout.
+
+    A thread watches ``parent`` (the notebook's process): killed, even with SIGKILL, it takes
+    the worker with it within ``every`` seconds, though the worker is running a learner's
+    endless loop (ctypes releases the GIL during the call, so the thread runs). Not prctl's
+    PR_SET_PDEATHSIG: that fires when the *thread* that started the worker ends, as a thread of
+    a learner's pool does, and would kill a worker another thread is using.
+    """
+    threading.Thread(target=_exit_with, args=(parent, every), daemon=True).start()
     replies = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything else the process prints goes to stderr, not into the pipe
     _serve(Connection(0, writable=False), replies)
