@@ -23,7 +23,7 @@ from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
 pytestmark = pytest.mark.slow  # builds a scratch copy with planted faults
 
-SPIN, STUCK, NULL, DIVIDE, SLOW = 1001, 1002, 1003, 1004, 1005
+SPIN, STUCK, NULL, DIVIDE, SLOW, HUNGRY, KILLED = 1001, 1002, 1003, 1004, 1005, 1006, 1007
 #: SLOW repeats each core's first tile this often, pausing PAUSE_US each time: it runs for
 #: REPEATS * PAUSE_US (3 s) however fast the machine, its cores calling AscendC all along.
 REPEATS, PAUSE_US = 20, 150_000
@@ -32,6 +32,9 @@ FAULTS = f"""
         if (tiling.totalLength == {NULL}) {{ volatile int* p = nullptr; *p = 1; }}
         volatile int zero = 0;
         if (tiling.totalLength == {DIVIDE}) {{ volatile int q = 7 / zero; (void)q; }}
+        volatile size_t huge = tiling.totalLength == {HUNGRY} ? size_t{{1}} << 62 : 0;
+        if (huge != 0) {{ delete[] new uint8_t[huge]; }}
+        if (tiling.totalLength == {KILLED}) {{ raise(SIGKILL); }}  // as the OOM killer would
         stuck_ = tiling.totalLength == {STUCK};
         slow_ = tiling.totalLength == {SLOW};"""
 ADVANCE = f"""
@@ -46,7 +49,8 @@ ADVANCE = f"""
     int repeats_ = 0;"""
 #: With this variable set, loading the library takes LOAD_SECONDS (a static initializer).
 SLOW_LOAD, LOAD_SECONDS = "MISHGRAD_TEST_SLOW_LOAD", 5
-LOADER = f"""#include <cstdlib>
+LOADER = f"""#include <csignal>
+#include <cstdlib>
 #include <unistd.h>
 [[maybe_unused]] static const bool gSlowLoad = [] {{
     if (std::getenv("{SLOW_LOAD}") != nullptr) {{ sleep({LOAD_SECONDS}); }}
@@ -149,6 +153,27 @@ def test_a_crash_names_the_signal_and_what_to_look_for(faulty, length, name, hin
         faulty.run_kernel(*inputs(length))
     grad, x = inputs(777)
     assert np.array_equal(faulty.run_kernel(grad, x).out, twin.run_kernel(grad, x).out)
+
+
+def test_the_host_running_out_of_memory_is_named(faulty):
+    with pytest.raises(twin.KernelError, match=r"ran out of memory .*std::bad_alloc"):
+        faulty.run_kernel(*inputs(HUNGRY))
+
+
+def test_a_kill_from_outside_is_not_blamed_on_the_kernels_pointers(faulty):
+    with pytest.raises(twin.KernelError, match=r"killed \(SIGKILL\).*out-of-memory killer") as e:
+        faulty.run_kernel(*inputs(KILLED))
+    assert "Look for" not in str(e.value)
+
+
+def test_a_worker_that_cannot_start_says_why(monkeypatch):
+    isolation._stop_worker()
+    monkeypatch.setattr(isolation, "START", "import mishgrad_nowhere  # {parent}")
+    try:
+        with pytest.raises(twin.KernelError, match=r"(?s)exited with status 1.*It wrote:.*nowhere"):
+            isolation.call(int, "7")
+    finally:
+        isolation._stop_worker()
 
 
 INTERRUPTED = """

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad.kernel import compile_units, source, twin, twin_build
+from mishgrad.kernel import compile_units, source, twin, twin_abi, twin_build
 from mishgrad.kernel.operators import MISH_GRAD
 from tools import ut
 
@@ -375,3 +375,34 @@ def test_the_unit_tests_reuse_their_objects(compiled, tmp_path):
     first = ut.build(host, folder=tmp_path / "ut")
     compiled.clear()
     assert ut.build(host, folder=tmp_path / "ut") == first and compiled == []
+
+
+ASAN_IN_A_PLAIN_PROCESS = """
+import numpy as np
+from mishgrad.kernel import twin
+from mishgrad.kernel.compile_units import TwinBuildError
+try:
+    twin.run_kernel(np.ones(8, np.float32), np.ones(8, np.float32), isolated=False)
+except TwinBuildError as error:
+    print("refused:", error)
+"""
+
+
+def test_the_asan_flavour_is_refused_in_a_process_without_its_runtime():
+    """Not a process ended at load: an exception that says how to run it."""
+    env = {**os.environ, "MISHGRAD_TWIN_FLAVOUR": "asan"}
+    env.pop("LD_PRELOAD", None)
+    result = subprocess.run(
+        [sys.executable, "-c", ASAN_IN_A_PLAIN_PROCESS], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "refused:" in result.stdout and "LD_PRELOAD" in result.stdout, result.stdout
+
+
+def test_a_cached_asan_library_is_not_loaded_into_a_plain_process(tmp_path):
+    library = twin_build.build()
+    folder = tmp_path / "mishgrad_twin-asan-0123"
+    folder.mkdir()
+    (folder / library.name).write_bytes(library.read_bytes())
+    with pytest.raises(twin_build.TwinBuildError, match="sanitizer runtime preloaded"):
+        twin_abi.load(folder / library.name)

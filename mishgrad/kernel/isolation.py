@@ -39,6 +39,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -80,6 +81,8 @@ _HINTS: Final = {
     signal.SIGABRT: "a failed assert, or an exception nothing caught",
 }
 _OTHER_HINT: Final = "memory the kernel does not own"
+#: The worker's program (``python -c``); ``parent`` is this process's id.
+START = "from mishgrad.kernel import worker; worker.main({parent})"
 
 
 class KernelError(RuntimeError):
@@ -135,12 +138,18 @@ class Watchdog:
 
 
 class _Worker:
-    """One worker process, started afresh (not forked: no copy of the notebook's threads)."""
+    """One worker process, started afresh (not forked: no copy of the notebook's threads).
+
+    What it writes to stderr (a failed start, a C library's complaint) goes to a file, not to
+    the server's console, so that a message about its end can quote it (:meth:`said`).
+    """
 
     def __init__(self) -> None:
-        start = f"from mishgrad.kernel import worker; worker.main({os.getpid()})"
-        command = [sys.executable, "-c", start]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        command = [sys.executable, "-c", START.format(parent=os.getpid())]
+        self.errors = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors
+        )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests = Connection(os.dup(self.process.stdin.fileno()), readable=False)
         self.replies = Connection(os.dup(self.process.stdout.fileno()), writable=False)
@@ -150,11 +159,18 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def said(self, lines: int = 6) -> str:
+        """The last ``lines`` lines the worker wrote to stderr ("" if none)."""
+        self.errors.seek(0)
+        text = self.errors.read().decode(errors="replace").strip()
+        return "\n".join(text.splitlines()[-lines:])
+
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
         self.requests.close()
         self.replies.close()
+        self.errors.close()
 
 
 _worker: _Worker | None = None
@@ -212,9 +228,17 @@ def _last_calls(board: np.ndarray | None) -> str:
 def _crashed(worker: _Worker, board: Board | None) -> str:
     code = worker.process.wait()
     calls = _last_calls(board() if board else None)
+    said = worker.said()
     if code >= 0:
-        return translate(f"the kernel's process exited with status {code} {calls}")
+        ended = translate(f"the kernel's process exited with status {code} {calls}")
+        return translate(f"{ended}. It wrote: {said}") if said else ended
     number = signal.Signals(-code)
+    if number == signal.SIGKILL:
+        return translate(
+            f"the kernel's process was killed (SIGKILL) {calls}. A kernel cannot do that "
+            "itself: something outside ended it, most often the system's out-of-memory killer "
+            "(an input too large for this machine's memory?). The notebook is unharmed"
+        )
     hint = translate(_HINTS.get(number, _OTHER_HINT))
     return translate(
         f"the kernel crashed with {number.name} ({signal.strsignal(number)}) "

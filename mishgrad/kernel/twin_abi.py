@@ -20,6 +20,7 @@ from typing import Final
 import numpy as np
 
 from . import tiling
+from .compile_units import TwinBuildError
 
 
 class TilingData(ctypes.Structure):
@@ -110,8 +111,32 @@ TRACE_DTYPE: Final = np.dtype(
 
 
 @cache
+def require_sanitizer_runtime(what: str) -> None:
+    """Raise unless this process runs AddressSanitizer's runtime, which ``what`` needs.
+
+    An asan build loaded without it ends the process at once (the runtime must come first),
+    taking a notebook's kernel with it and raising nothing.
+    """
+    if not hasattr(ctypes.CDLL(None), "__asan_init"):
+        raise TwinBuildError(
+            f"{what} is the asan build (MISHGRAD_TWIN_FLAVOUR=asan), which runs only in a "
+            "process started with the sanitizer runtime preloaded (LD_PRELOAD=$(g++ "
+            "-print-file-name=libasan.so), as tests/test_sanitizers.py does); loading it here "
+            "would end this process. Unset MISHGRAD_TWIN_FLAVOUR, or start Python that way"
+        )
+
+
 def load(path: Path) -> ctypes.CDLL:
-    """The library at ``path``, loaded once, with every exported function's signature."""
+    """The library at ``path``, loaded once, with every exported function's signature.
+
+    Raises
+    ------
+    TwinBuildError
+        If ``path`` is the asan build and this process was not started for it.
+
+    """
+    if "-asan-" in path.parent.name:  # twin_build names a library's folder by its flavour
+        require_sanitizer_runtime(str(path))
     library = ctypes.CDLL(str(path))
     c = ctypes
     if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own

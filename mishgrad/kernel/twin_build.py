@@ -60,6 +60,7 @@ from .compile_units import (
 )
 from .operators import MISH_GRAD, OperatorSpec
 from .source import TWIN_DIR
+from .twin_abi import require_sanitizer_runtime
 
 __all__ = ["BuildSpec", "TwinBuildError", "build", "build_extra", "cache_root", "kernel_spec"]
 
@@ -306,10 +307,13 @@ def build(spec: BuildSpec | None = None) -> Path:
     TwinBuildError
         If no compiler is found (and none is needed from the cache), the sources do not
         compile (with the compiler's message), ``CXX`` is no C++ compiler or cannot be read,
-        or the cache folder cannot be written (naming ``MISHGRAD_CACHE``).
+        or the cache folder cannot be written (naming ``MISHGRAD_CACHE``), or an asan build
+        is asked for in a process that could not load it.
 
     """
     spec = spec or kernel_spec()
+    if spec.flavour == "asan":
+        require_sanitizer_runtime(f"the {spec.name} library")
     root = cache_root()
     compiler = found_compiler()
     if compiler is None:

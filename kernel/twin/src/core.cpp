@@ -243,6 +243,9 @@ void RunOneCore(KernelBody kernel, void* arguments, uint32_t index, uint32_t blo
                      "host is not guaranteed to see them. Write their cache line back with "
                      "DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>");
         }
+    } catch (const std::bad_alloc&) {
+        outcome->error = "the host ran out of memory while this core ran (std::bad_alloc): an allocation in the "
+                         "kernel too large for this machine, or the trace of a long launch run with trace=True";
     } catch (const std::exception& error) {
         outcome->error = error.what();
     }
