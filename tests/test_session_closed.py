@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from mishgrad import aclnn
+from mishgrad.aclnn.call import Phase1
 from mishgrad.math import oracle
 
 ONES = np.ones(4, np.float32)
@@ -109,3 +110,47 @@ def test_closing_and_releasing_stay_harmless_after_close(closed):
     item.session.release(item.tensor)
     item.tensor.release()
     assert item.session.closed and item.session.live_tensors == 0
+
+
+UNKNOWN_EXECUTOR = 161002  # ACLNN_ERR_PARAM_INVALID: the twin knows no such executor
+
+
+def _plan(session: aclnn.Session) -> Phase1:
+    tensors = [session.tensor(ONES) for _ in range(3)]
+    return aclnn.get_workspace_size(session, *tensors)
+
+
+def test_a_phase1_that_never_runs_is_freed_by_close_or_with():
+    with aclnn.Session("twin") as session:
+        lib = session.lib
+        with _plan(session) as phase1:
+            assert phase1.pending
+        assert not phase1.pending
+        assert lib.aclDestroyAclOpExecutor(phase1.executor) == UNKNOWN_EXECUTOR  # freed
+        closed = _plan(session)
+        closed.close()
+        closed.close()  # twice is harmless
+        assert lib.aclDestroyAclOpExecutor(closed.executor) == UNKNOWN_EXECUTOR
+        lib.aclGetRecentErrMsg()
+
+
+def test_a_phase1_that_ran_is_not_pending_and_close_leaves_it():
+    with aclnn.Session("twin") as session:
+        phase1 = _plan(session)
+        aclnn.run(session, phase1)
+        assert not phase1.pending and not session.pending
+        phase1.close()  # nothing to free: phase 2 took the executor
+
+
+def test_closing_a_session_frees_the_executors_it_never_ran():
+    with aclnn.Session("twin") as keeper:  # keeps the device, so the library answers
+        session = aclnn.Session("twin")
+        never_run = [_plan(session) for _ in range(3)]
+        ran = _plan(session)
+        aclnn.run(session, ran)
+        assert session.pending == set(never_run)
+        session.close()
+        assert not session.pending
+        for phase1 in never_run:
+            assert keeper.lib.aclDestroyAclOpExecutor(phase1.executor) == UNKNOWN_EXECUTOR
+        keeper.lib.aclGetRecentErrMsg()

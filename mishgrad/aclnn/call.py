@@ -13,13 +13,22 @@ from mishgrad.math.dtypes import DTYPES, as_input, native_dtype
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES
 
+#: CANN's page on aclDestroyAclOpExecutor (CANN 8.5.0): phase 2 frees an executor; one that
+#: will never run is destroyed with this call.
+DESTROY_EXECUTOR_PAGE = (
+    "https://www.hiascend.com/document/detail/en/canncommercial/850/API/aolapi/"
+    "operatorlist_00021.html"
+)
 
-@dataclass
+
+@dataclass(eq=False)  # one executor, one Phase1: its session's set holds it by identity
 class Phase1:
     """What ``aclnnMishBackwardGetWorkspaceSize`` returned, and the session it was asked through.
 
     Its executor refers to that session's device memory, so :func:`run` refuses it once the
-    session is closed.
+    session is closed. Phase 2 frees the executor; one that will never run is freed by
+    :meth:`close` (``with get_workspace_size(...) as phase1:`` does it on leaving), or by closing
+    its session, which closes every executor of it that never ran.
     """
 
     status: int
@@ -27,10 +36,41 @@ class Phase1:
     executor: int | None
     session: Session = field(repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if self.executor is not None:
+            self.session.pending.add(self)
+
     @property
     def name(self) -> str:
         """The status code's name."""
         return STATUS_NAMES.get(self.status, "UNKNOWN")
+
+    @property
+    def pending(self) -> bool:
+        """Whether the executor still waits for phase 2 (neither run nor closed)."""
+        return self in self.session.pending
+
+    def close(self) -> None:
+        """Free the executor if it never ran (``aclDestroyAclOpExecutor``); otherwise nothing.
+
+        Raises
+        ------
+        AclError
+            If the library refuses to destroy it.
+
+        """
+        if not self.pending:
+            return
+        self.session.pending.discard(self)
+        self.session.check(
+            self.session.lib.aclDestroyAclOpExecutor(self.executor), "aclDestroyAclOpExecutor"
+        )
+
+    def __enter__(self) -> Phase1:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def _handle(name: str, tensor: DeviceTensor | None) -> int | None:
@@ -85,6 +125,7 @@ def run(
             workspace, phase1.workspace_size, phase1.executor, session.stream
         )
         if status == 0:
+            phase1.session.pending.discard(phase1)  # phase 2 took the executor: it runs once
             status = session.lib.aclrtSynchronizeStream(session.stream)
             api = "aclrtSynchronizeStream"
         else:

@@ -6,6 +6,7 @@ import atexit
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +78,8 @@ class Session:
         (self.device,) = checked_ints("device", [device], INT32_RANGE)
         self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
         self._tensors: list[DeviceTensor] = []
+        #: The executors of phase 1 that never ran (:class:`~mishgrad.aclnn.call.Phase1`).
+        self.pending: set[Any] = set()
         _initialize(self)
         self.check(self.lib.aclrtSetDevice(device), "aclrtSetDevice")
         stream = ctypes.c_void_p()
@@ -203,10 +206,13 @@ class Session:
         return self.tensor(np.zeros(shape, dtype=dtype))
 
     def close(self) -> None:
-        """Free the session's tensors, destroy its stream, release its hold on the device.
+        """Free its unrun executors and its tensors, destroy its stream, release the device.
 
         ACL itself stays initialized until the process exits (see :func:`_initialize`).
         """
+        for phase1 in self.pending:  # the session ends whatever the library answers
+            self.lib.aclDestroyAclOpExecutor(phase1.executor)
+        self.pending.clear()
         for tensor in self._tensors:
             tensor.release()
         self._tensors.clear()

@@ -60,10 +60,7 @@ def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
         for spec in specs
     ]
     phase1 = aclnn.get_workspace_size(session, *tensors, check=False)
-    if phase1.status == 0:  # planned, never run: free the executor
-        session.check(
-            session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
-        )
+    phase1.close()  # planned, never run: free the executor
     return phase1.status
 
 
@@ -98,7 +95,7 @@ def _workspace(session: aclnn.Session, n: int, dtypes: tuple[str, str, str]) -> 
     """Phase 1's workspace on the twin for contiguous 1-D tensors of ``n`` elements."""
     tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
     phase1 = aclnn.get_workspace_size(session, *tensors)
-    session.check(session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor")
+    phase1.close()
     for tensor in tensors:  # a checker makes many tensors in one session: free them now
         tensor.release()
     return phase1.workspace_size
@@ -160,10 +157,11 @@ def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
     status = session.lib.aclnnMishBackward(
         pool + offset, POOL_BYTES - offset, phase1.executor, session.stream
     )
-    if status == 0:
+    if status == 0:  # phase 2 took the executor
+        session.pending.discard(phase1)
         status = session.lib.aclrtSynchronizeStream(session.stream)
     else:  # refused: the executor never ran
-        session.lib.aclDestroyAclOpExecutor(phase1.executor)
+        phase1.close()
     session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
     session.free(pool)
     for tensor in tensors:  # a checker makes many tensors in one session: free them now

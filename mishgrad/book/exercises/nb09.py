@@ -112,10 +112,7 @@ def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
         one = aclnn.DeviceTensor.describe(session, memory, shape, [0] * len(shape), 0, 1, f32)
         phase1 = aclnn.get_workspace_size(session, one, one, out, check=False)
         message = (session.lib.aclGetRecentErrMsg() or b"").decode()
-        if phase1.status == 0:
-            session.check(
-                session.lib.aclDestroyAclOpExecutor(phase1.executor), "aclDestroyAclOpExecutor"
-            )
+        phase1.close()
         for tensor in (one, out):
             tensor.release()
         session.free(memory)
