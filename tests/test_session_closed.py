@@ -154,3 +154,27 @@ def test_closing_a_session_frees_the_executors_it_never_ran():
         for phase1 in never_run:
             assert keeper.lib.aclDestroyAclOpExecutor(phase1.executor) == UNKNOWN_EXECUTOR
         keeper.lib.aclGetRecentErrMsg()
+
+
+def test_memory_a_launch_still_uses_is_not_freed_before_the_stream_is_synchronized():
+    """On an NPU the kernel may still run after aclnnMishBackward returns; the twin says so."""
+    with aclnn.Session("twin") as session:
+        lib = session.lib
+        grad, x, out = (session.tensor(ONES) for _ in range(3))
+        phase1 = aclnn.get_workspace_size(session, grad, x, out)
+        workspace = session.malloc(phase1.workspace_size)
+        assert (
+            lib.aclnnMishBackward(workspace, phase1.workspace_size, phase1.executor, session.stream)
+            == 0
+        )
+        assert lib.aclrtFree(workspace) == 107000  # ACL_ERROR_RT_PARAM_INVALID
+        assert lib.aclrtFree(x.address) == 107000
+        message = lib.aclGetRecentErrMsg().decode()
+        assert "aclnnMishBackward" in message and "aclrtSynchronizeStream" in message
+        with pytest.raises(aclnn.AclError, match="still uses this block"):
+            x.release()
+        assert lib.aclrtSynchronizeStream(session.stream) == 0
+        x.release()  # now they may go
+        assert x.address is None
+        session.free(workspace)
+        assert np.array_equal(out.to_numpy(), oracle.mish_backward_oracle(ONES, ONES))

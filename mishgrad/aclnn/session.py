@@ -213,6 +213,8 @@ class Session:
         for phase1 in self.pending:  # the session ends whatever the library answers
             self.lib.aclDestroyAclOpExecutor(phase1.executor)
         self.pending.clear()
+        if self.stream is not None:  # its tasks finish before their memory is freed
+            self.lib.aclrtSynchronizeStream(self.stream)
         for tensor in self._tensors:
             tensor.release()
         self._tensors.clear()
@@ -354,10 +356,18 @@ class DeviceTensor:
         return view.copy()
 
     def release(self) -> None:
-        """``aclDestroyTensor``, and free the storage if the tensor owns it (idempotent)."""
+        """``aclDestroyTensor``, and free the storage if the tensor owns it (idempotent).
+
+        Raises
+        ------
+        AclError
+            If ``aclrtFree`` refuses the storage, e.g. while a launch not yet synchronized
+            uses it (the tensor keeps it then: release it again after synchronizing).
+
+        """
         if self.handle:
             self.session.lib.aclDestroyTensor(self.handle)
             self.handle = 0
         if self.address and self.owns_memory:
-            self.session.lib.aclrtFree(self.address)
+            self.session.check(self.session.lib.aclrtFree(self.address), "aclrtFree")
         self.address = None

@@ -59,6 +59,9 @@ struct Runtime {
     HandleTable<Stream> streams;
     Stream defaultStream;
     LaunchPlatform platform;
+    // Allocations a task launched on a stream still uses, by start address: the stream and the
+    // task, until that stream is synchronized or destroyed (UseUntilSynchronized).
+    std::map<const uint8_t*, std::pair<const Stream*, std::string>> inFlight;
 };
 
 Runtime& State()
@@ -134,6 +137,7 @@ void ReleaseDevice()
     State().streams.Clear();
     State().defaultStream.pendingError.clear();
     State().buffers.clear();
+    State().inFlight.clear();
     State().deviceHolds = 0;
 }
 
@@ -189,6 +193,25 @@ void FailStream(void* stream, const std::string& message)
     Stream* target = StreamOf(stream);
     if (target != nullptr && target->pendingError.empty()) {
         target->pendingError = message;
+    }
+}
+
+void UseUntilSynchronized(void* stream, const std::string& task, const std::vector<const void*>& addresses)
+{
+    const Stream* target = StreamOf(stream);
+    for (const void* address : addresses) {
+        if (const Allocation* allocation = FindAllocation(address, 0); allocation != nullptr && target != nullptr) {
+            State().inFlight[allocation->begin] = {target, task};
+        }
+    }
+}
+
+// The stream's tasks are done: the allocations they used may be freed.
+void Settle(const Stream* stream)
+{
+    auto& inFlight = State().inFlight;
+    for (auto entry = inFlight.begin(); entry != inFlight.end();) {
+        entry = entry->second.first == stream ? inFlight.erase(entry) : std::next(entry);
     }
 }
 
@@ -292,9 +315,11 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (const int32_t status = twin::CheckInitialized("aclrtDestroyStream"); status != ACL_SUCCESS) {
         return status;
     }
-    if (twin::State().streams.Take(stream) == nullptr) {
+    const std::unique_ptr<twin::Stream> destroyed = twin::State().streams.Take(stream);
+    if (destroyed == nullptr) {
         return Error(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: not a live stream");
     }
+    twin::Settle(destroyed.get());  // destroying a stream waits for its tasks, as CANN's does
     return ACL_SUCCESS;
 }
 
@@ -308,6 +333,7 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     if (target == nullptr) {
         return Error(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeStream: not a live stream");
     }
+    twin::Settle(target);
     if (!target->pendingError.empty()) {
         const std::string message = "aclrtSynchronizeStream: a task failed: " + target->pendingError;
         target->pendingError.clear();
@@ -351,6 +377,14 @@ aclError aclrtFree(void* devPtr)
     }
     if (devPtr == nullptr) {
         return Error(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is a null pointer");
+    }
+    if (const auto busy = twin::State().inFlight.find(static_cast<const uint8_t*>(devPtr));
+        busy != twin::State().inFlight.end()) {
+        return Error(ACL_ERROR_RT_PARAM_INVALID,
+                     "aclrtFree: " + busy->second.second +
+                         ", launched on a stream not synchronized since, still uses this block: on an NPU the "
+                         "kernel may still be reading or writing it, and freeing it now is undefined. Call "
+                         "aclrtSynchronizeStream on that stream first (a twin-only check)");
     }
     if (twin::State().buffers.erase(static_cast<const uint8_t*>(devPtr)) == 0) {
         return Error(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree: not the start of a live device allocation");

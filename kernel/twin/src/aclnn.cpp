@@ -242,6 +242,15 @@ public:
         return error;
     }
 
+    std::vector<const void*> Memory() const override
+    {
+        std::vector<const void*> memory{out_.data};
+        for (const Operand& input : inputs_) {
+            memory.push_back(input.view.data);
+        }
+        return memory;
+    }
+
 private:
     std::string Freed() const
     {
@@ -400,6 +409,11 @@ aclnnStatus RunExecutor(const std::string& api, void* workspace, uint64_t worksp
     if (!error.empty()) {
         FailStream(stream, error);
     }
+    // On an NPU the task is still running: its memory may not be freed before the stream is
+    // synchronized.
+    std::vector<const void*> memory = owned->Memory();
+    memory.push_back(workspace);
+    UseUntilSynchronized(stream, api.substr(0, api.find(':')), memory);
     return ACLNN_SUCCESS;
 }
 

@@ -32,6 +32,8 @@ struct aclOpExecutor {
     // Runs the plan with `workspace` (workspaceSize bytes): "" or what went wrong, which the
     // stream reports at aclrtSynchronizeStream, as the NPU does.
     virtual std::string Run(uint8_t* workspace) const = 0;
+    // The device memory the task reads and writes besides its workspace (its tensors' storage).
+    virtual std::vector<const void*> Memory() const = 0;
 };
 
 namespace twin {
