@@ -49,7 +49,7 @@ const Allocation* FindAllocation(const void* address, uint64_t bytes);
 bool IsStream(void* stream);
 // Records an execution error on `stream`; aclrtSynchronizeStream reports it.
 void FailStream(void* stream, const std::string& message);
-// Marks the allocations holding `addresses` as used by `task` (e.g. "aclnnMishBackward") on
+// Marks the allocations holding `addresses` as used by `task` (a phase-2 function's name) on
 // `stream` until that stream is synchronized or destroyed: aclrtFree refuses them meanwhile,
 // because on an NPU the task may still be running when the call that launched it returns.
 void UseUntilSynchronized(void* stream, const std::string& task, const std::vector<const void*>& addresses);
