@@ -13,12 +13,13 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mishgrad.kernel import isolation, source, twin
+from mishgrad.kernel import isolation, shared_tensors, source, twin
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
 pytestmark = pytest.mark.slow  # builds a scratch copy with planted faults
@@ -301,3 +302,16 @@ def test_a_busy_worker_dies_with_the_notebook_killed_by_sigkill():
     while not _gone(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _gone(worker), f"worker {worker} outlived the notebook that started it"
+
+
+def test_shared_memory_too_small_is_refused_up_front_not_a_sigbus():
+    """The block is reserved before anything is written: a full /dev/shm raises, naming the fix."""
+    shm = os.statvfs("/dev/shm")
+    more_than_free = shm.f_bavail * shm.f_frsize + 2**30  # sparse until written
+    before = set(os.listdir("/dev/shm"))
+    with pytest.raises(
+        shared_tensors.SharedMemoryError, match=r"/dev/shm has .*\(isolated=False\)"
+    ):
+        with ExitStack() as stack:
+            shared_tensors._block(more_than_free, stack)
+    assert set(os.listdir("/dev/shm")) <= before  # nothing left behind

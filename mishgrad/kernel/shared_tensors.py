@@ -11,6 +11,7 @@ inputs' bytes it changed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from multiprocessing.shared_memory import SharedMemory
@@ -93,10 +94,29 @@ def _guarded(array: np.ndarray, stack: ExitStack) -> SharedMemory:
     return block
 
 
+class SharedMemoryError(MemoryError):
+    """``/dev/shm`` cannot hold a launch's tensors; the message says what to do instead."""
+
+
 def _block(size: int, stack: ExitStack) -> SharedMemory:
     block = SharedMemory(create=True, size=size)  # zero-filled
     stack.callback(block.unlink)
     stack.callback(block.close)
+    # The block's pages are only promised: writing one that /dev/shm has no room for (64 MB in
+    # a default Docker container) kills this process with SIGBUS. Reserve them all now.
+    try:
+        os.posix_fallocate(block._fd, 0, size)  # type: ignore[attr-defined]
+    except OSError as error:
+        shm = os.statvfs("/dev/shm")
+        free = shm.f_bavail * shm.f_frsize
+        raise SharedMemoryError(
+            translate(
+                f"the isolated run needs {size / 2**20:,.1f} MB of shared memory for a tensor, "
+                f"and /dev/shm has {free / 2**20:,.1f} MB free ({error.strerror}): run it in "
+                "this process (isolated=False), use fewer elements, or give the container "
+                "more shared memory (docker run --shm-size=1g)"
+            )
+        ) from error
     return block
 
 
