@@ -178,8 +178,9 @@ def test_the_twins_own_message_stays_as_written(edition: str) -> None:
 
 def test_the_build_progress_line(edition: str, capsys, monkeypatch) -> None:
     monkeypatch.setenv(compile_units.PROGRESS_VARIABLE, "1")
-    compile_units._Progress(5)
-    spoken(capsys.readouterr().out.lstrip("\r"), edition, "compiling the twin: 0 of 5 units, 0 s")
+    compile_units._Progress(5, "mishgrad_twin")
+    line = capsys.readouterr().out.lstrip("\r")
+    spoken(line, edition, "compiling the twin (mishgrad_twin): 0 of 5 units, 0 s")
 
 
 def test_a_build_error_keeps_the_compilers_words(edition: str) -> None:

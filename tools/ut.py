@@ -138,7 +138,7 @@ def build(program: Program, kernel: Path = source.OPERATOR_DIR, folder: Path = B
     cache = compile_units.ObjectCache(twin_build.cache_root(), compiler, FLAGS, kernel)
     with tempfile.TemporaryDirectory(dir=folder, prefix="build-") as workdir:
         try:
-            compiled = cache.objects(_units(program, folder), Path(workdir))
+            compiled = cache.objects(_units(program, folder), Path(workdir), program.name)
         except twin_build.TwinBuildError as error:
             raise _explained(program, str(error)) from error
         objects = [str(entry.obj) for entry in compiled]

@@ -201,10 +201,14 @@ def unit_arguments(unit: Unit, base: Path | None) -> list[str]:
 
 
 class _Progress:
-    """``compiling the twin: 2 of 5 units, 7 s`` on one line of stdout, redrawn as units finish."""
+    """``compiling the twin (mishgrad_twin): 2 of 5 units, 7 s``, one line redrawn as units finish.
 
-    def __init__(self, total: int) -> None:
+    ``library`` tells one build's line from the next (a notebook may build a library per dtype).
+    """
+
+    def __init__(self, total: int, library: str) -> None:
         self.total, self.done, self.start = total, 0, time.monotonic()
+        self.library = library
         self.shown = total > 0 and os.environ.get(PROGRESS_VARIABLE, "1") != "0"
         self.lock = threading.Lock()
         self._draw()
@@ -213,7 +217,8 @@ class _Progress:
         if self.shown:
             elapsed = time.monotonic() - self.start
             line = translate(
-                f"compiling the twin: {self.done} of {self.total} units, {elapsed:.0f} s"
+                f"compiling the twin ({self.library}): {self.done} of {self.total} units, "
+                f"{elapsed:.0f} s"
             )
             sys.stdout.write(f"\r{line}{end}")
             sys.stdout.flush()
@@ -286,12 +291,15 @@ class ObjectCache:
         _publish_json(folder / "deps.json", files)
         return Compiled(obj, files)
 
-    def objects(self, units: Sequence[Unit], workdir: Path) -> list[Compiled]:
-        """Every unit's object: from the cache if verified, else compiled (in parallel)."""
+    def objects(self, units: Sequence[Unit], workdir: Path, library: str) -> list[Compiled]:
+        """Every unit's object: from the cache if verified, else compiled (in parallel).
+
+        ``library`` names what they are compiled for, in the progress line.
+        """
         found = [self.cached(unit) for unit in units]
         found = [entry if entry and verified(entry.obj) else None for entry in found]
         missing = [unit for unit, entry in zip(units, found, strict=True) if entry is None]
-        progress = _Progress(len(missing))
+        progress = _Progress(len(missing), library)
 
         def one(unit: Unit) -> Compiled:
             entry = self.compile(unit, workdir)

@@ -333,7 +333,7 @@ def build(spec: BuildSpec | None = None) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; the others wait, then reuse
         _remove_leftovers(work)
         with tempfile.TemporaryDirectory(dir=work, prefix=_WORK_PREFIX) as workdir:
-            compiled = cache.objects(spec.units, Path(workdir))
+            compiled = cache.objects(spec.units, Path(workdir), spec.name)
             library = _library(root, spec, compiler, _object_names(root, compiled))
             if not verified(library, library.parent / _MANIFEST):
                 partial = Path(workdir) / library.name
