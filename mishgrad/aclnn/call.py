@@ -50,21 +50,25 @@ class Phase1:
         """Whether the executor still waits for phase 2 (neither run nor closed)."""
         return self in self.session.pending
 
-    def close(self) -> None:
+    def taken(self) -> None:
+        """Record that phase 2 took the executor (it runs once): nothing is left to free."""
+        self.session.pending.discard(self)
+
+    def close(self, *, check: bool = True) -> None:
         """Free the executor if it never ran (``aclDestroyAclOpExecutor``); otherwise nothing.
 
         Raises
         ------
         AclError
-            If the library refuses to destroy it.
+            If the library refuses to destroy it (unless ``check=False``).
 
         """
         if not self.pending:
             return
-        self.session.pending.discard(self)
-        self.session.check(
-            self.session.lib.aclDestroyAclOpExecutor(self.executor), "aclDestroyAclOpExecutor"
-        )
+        self.taken()
+        status = self.session.lib.aclDestroyAclOpExecutor(self.executor)
+        if check:
+            self.session.check(status, "aclDestroyAclOpExecutor")
 
     def __enter__(self) -> Phase1:
         return self
@@ -125,7 +129,7 @@ def run(
             workspace, phase1.workspace_size, phase1.executor, session.stream
         )
         if status == 0:
-            phase1.session.pending.discard(phase1)  # phase 2 took the executor: it runs once
+            phase1.taken()
             status = session.lib.aclrtSynchronizeStream(session.stream)
             api = "aclrtSynchronizeStream"
         else:

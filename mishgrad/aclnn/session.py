@@ -210,9 +210,8 @@ class Session:
 
         ACL itself stays initialized until the process exits (see :func:`_initialize`).
         """
-        for phase1 in self.pending:  # the session ends whatever the library answers
-            self.lib.aclDestroyAclOpExecutor(phase1.executor)
-        self.pending.clear()
+        for phase1 in list(self.pending):  # the session ends whatever the library answers
+            phase1.close(check=False)
         if self.stream is not None:  # its tasks finish before their memory is freed
             self.lib.aclrtSynchronizeStream(self.stream)
         for tensor in self._tensors:

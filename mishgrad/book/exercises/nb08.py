@@ -157,8 +157,8 @@ def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
     status = session.lib.aclnnMishBackward(
         pool + offset, POOL_BYTES - offset, phase1.executor, session.stream
     )
-    if status == 0:  # phase 2 took the executor
-        session.pending.discard(phase1)
+    if status == 0:
+        phase1.taken()
         status = session.lib.aclrtSynchronizeStream(session.stream)
     else:  # refused: the executor never ran
         phase1.close()
