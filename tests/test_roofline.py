@@ -9,7 +9,7 @@ import pytest
 import trace_checks
 
 from mishgrad.evaluation import roofline, upstream
-from mishgrad.kernel import pipeline, platforms, tiling, twin
+from mishgrad.kernel import operators, pipeline, platforms, tiling, twin
 
 CONFIGS = [(d, t) for d in ("float32", "float16", "bfloat16") for t in (False, True)]
 
@@ -29,6 +29,23 @@ def test_bytes_per_element_are_the_tensors():
     assert (cost.read_bytes, cost.write_bytes, cost.bytes_per_element) == (8, 4, 12)
     cost = roofline.KernelCost(2, True, {"Add": 1})
     assert (cost.inputs, cost.bytes_per_element) == (3, 8)
+
+
+def test_any_operators_cost_counts_its_tensors():
+    spec = operators.OperatorSpec(
+        name="pair", arguments=("a", "b", "c", "y", "z"), inputs=("a", "b", "c"),
+        outputs=("y", "z"), optional=("c",),
+    )  # fmt: skip
+    counts = {"Mul": 2}
+    cost = roofline.operator_cost(spec, counts, "bfloat16")
+    assert (cost.read_bytes, cost.write_bytes, cost.label) == (4, 4, "pair, bfloat16")
+    cost = roofline.operator_cost(spec, counts, "float32", given=("a", "b", "c"))
+    assert (cost.inputs, cost.bytes_per_element, cost.instruction_count) == (3, 20, 2)
+    mish = roofline.operator_cost(operators.MISH_GRAD, counts, "float16", ("grad", "x", "tanhx"))
+    assert mish.bytes_per_element == roofline.KernelCost(2, True, counts).bytes_per_element == 8
+    for wrong in (("a",), ("a", "b", "y")):
+        with pytest.raises(ValueError, match="pair reads a, b and may read c"):
+            roofline.operator_cost(spec, counts, "float32", given=wrong)
 
 
 def test_measured_costs_match_the_trace(costs):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mishgrad.book import listing
 from mishgrad.kernel import scratch, source, twin
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
@@ -65,7 +66,8 @@ def test_replace_edits_one_occurrence_and_shows_the_change(tmp_path: Path) -> No
     assert (
         "-        Adds(w, e, 1.0f, count);" in diff and "+        Adds(w, e, 2.0f, count);" in diff
     )
-    assert scratch.edited() == ["op_kernel/mish_grad.h"] and "<span" in shown.html()
+    assert scratch.edited() == ["op_kernel/mish_grad.h"] and shown.language == "diff"
+    assert "<span" in listing.source_block(shown).html()  # the book colours it
     with pytest.raises(ValueError, match=r"occurs \d+ times in op_kernel/mish_grad\.h"):
         scratch.replace("op_kernel/mish_grad.h", "count);", "")
     with pytest.raises(ValueError, match="does not occur"):

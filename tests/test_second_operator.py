@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import trace_checks
 
-from mishgrad.evaluation.roofline import Roofline, cost_from_counts
+from mishgrad.evaluation.roofline import Roofline, operator_cost
 from mishgrad.kernel import source, trace, twin, twin_build
 from mishgrad.kernel.operators import TILING, WORKSPACE, OperatorSpec
 from mishgrad.math.dtypes import as_dtype
@@ -220,8 +220,9 @@ def test_its_trace_is_read_by_the_same_analyses_and_roofline(scaled_grad):
     assert all(trace_checks.tile_count(events, core) == TILES for core in range(CORES))
     counts = trace.instruction_counts(events)
     assert counts.by_op == {"Cast": 3, "Mul": 1, "Muls": 1}
-    cost = cost_from_counts(counts, 2, has_tanhx=False, label="scaled_grad, float16")
+    cost = operator_cost(scaled_grad, counts, "float16")
     assert (cost.read_bytes, cost.write_bytes) == (4, 2)  # two inputs and one output
+    assert cost.label == "scaled_grad, float16" and cost.instruction_count == 5
     roofline = Roofline.for_chip()
     assert roofline.vector_elements_per_second(cost) > roofline.memory_elements_per_second(cost)
     assert roofline.bound(cost) == "bandwidth"

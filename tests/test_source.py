@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
+from mishgrad.book import listing
 from mishgrad.kernel import messages, source
 
 HEADER = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
@@ -68,9 +69,9 @@ def test_read_lines(tmp_path):
 CODE = "// the sum\nint sum(int a, int b) {\n    return a < b && b > 0 ? a + b : 0;\n}"
 
 
-def shown(listing: source.SourceListing) -> dict[str, str]:
+def shown(shown_listing: source.Listing) -> dict[str, str]:
     """The representations IPython displays, by MIME type."""
-    data, _ = DisplayFormatter().format(listing)
+    data, _ = DisplayFormatter().format(shown_listing)
     return data
 
 
@@ -89,7 +90,7 @@ def titles_translated() -> Iterator[None]:
 
 
 def test_a_listing_is_coloured_html_with_markdown_and_text_fallbacks():
-    data = shown(source.source_block(CODE, title="kernel/x.h — Sum"))
+    data = shown(listing.source_block(CODE, title="kernel/x.h — Sum"))
     assert set(data) == {"text/html", "text/markdown", "text/plain"}
     html = data["text/html"]
     keyword, comment = span_style(html, "return"), span_style(html, "// the sum")
@@ -99,32 +100,40 @@ def test_a_listing_is_coloured_html_with_markdown_and_text_fallbacks():
     assert "<style" not in html and "class=" not in html.removeprefix('<div class="highlight">')
     assert data["text/markdown"] == f"```cpp\n// kernel/x.h — Sum\n{CODE}\n```"
     assert data["text/plain"] == f"// kernel/x.h — Sum\n{CODE}"
-    assert shown(source.source_block("int x;"))["text/markdown"] == "```cpp\nint x;\n```"
+    assert shown(listing.source_block("int x;"))["text/markdown"] == "```cpp\nint x;\n```"
 
 
 def test_a_listing_escapes_html():
-    html = source.source_block("a < b && c;", title="<x> & y").html()
+    html = listing.source_block("a < b && c;", title="<x> & y").html()
     assert "a < b" not in html and "&&" not in html and "<x>" not in html
     assert "&lt;" in html and "&amp;&amp;" in html and "// &lt;x&gt; &amp; y" in html
 
 
 def test_a_listing_shows_the_same_output_every_time():
-    first = shown(source.source_block(CODE, title="kernel/x.h"))
-    assert shown(source.source_block(CODE, title="kernel/x.h")) == first
+    first = shown(listing.source_block(CODE, title="kernel/x.h"))
+    assert shown(listing.source_block(CODE, title="kernel/x.h")) == first
     assert not re.search(r"\bid=", first["text/html"])
 
 
 def test_a_listing_shows_its_title_translated(titles_translated):
-    listing = source.source_block("int x;", title="kernel/x.h")
-    assert listing.title == "kernel/x.h"  # the English stays the listing's; it shows translated
-    data = shown(listing)
+    block = listing.source_block("int x;", title="kernel/x.h")
+    assert block.title == "kernel/x.h"  # the English stays the listing's; it shows translated
+    data = shown(block)
     assert data["text/markdown"] == "```cpp\n// 核函数/x.h\nint x;\n```"
     assert "// 核函数/x.h</span>" in data["text/html"]
 
 
 def test_other_languages_take_their_comment_and_unknown_ones_fail():
-    listing = source.source_block("x = 1", language="python", title="setup")
-    assert listing.markdown() == "```python\n# setup\nx = 1\n```"
-    assert span_style(listing.html(), "# setup")
+    block = listing.source_block("x = 1", language="python", title="setup")
+    assert block.markdown() == "```python\n# setup\nx = 1\n```"
+    assert span_style(block.html(), "# setup")
     with pytest.raises(ValueError, match="no-such-language"):
-        source.source_block("x", language="no-such-language")
+        listing.source_block("x", language="no-such-language")
+
+
+def test_a_scratch_diff_is_plain_below_the_book_and_coloured_through_it():
+    diff = source.Listing("-a\n+b", "diff")
+    assert set(shown(diff)) == {"text/markdown", "text/plain"}  # no HTML below the book
+    coloured = listing.source_block(diff)
+    assert (coloured.text, coloured.language) == ("-a\n+b", "diff")
+    assert set(shown(coloured)) == {"text/html", "text/markdown", "text/plain"}

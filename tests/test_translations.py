@@ -23,9 +23,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from mishgrad.book import i18n, language, notebook_display, report
+from mishgrad.book import listing as book_listing
 from mishgrad.book.exercises import UNANSWERED, wrong
 from mishgrad.book.translation_files import parse
-from mishgrad.kernel import scratch, source
+from mishgrad.kernel import scratch
 from tools.production import learner_edits, notebook_translation, output_strings
 from tools.production.translation_entries import english_hash, join_cjk_lines, rebased
 
@@ -258,7 +259,7 @@ def test_helpers_speak_the_chosen_language(chinese) -> None:
 def test_source_listings_show_their_title_in_the_chosen_language(chinese) -> None:
     exact, _ = i18n.catalog(LANGUAGE)
     english, chinese_text = next((e, z) for e, z in exact.items() if e.isalpha())
-    listing = source.source_block("int x;", title=english)
+    listing = book_listing.source_block("int x;", title=english)
     assert listing.markdown() == f"```cpp\n// {chinese_text}\nint x;\n```"
     assert f"// {chinese_text}</span>" in listing.html()
     language.use(i18n.ENGLISH)
@@ -266,7 +267,7 @@ def test_source_listings_show_their_title_in_the_chosen_language(chinese) -> Non
 
 
 def test_english_prose_is_found_in_html_outputs_and_widgets_but_not_in_code() -> None:
-    listing = source.source_block("// reads the whole tile first\nint x;", title="kernel/x.h")
+    listing = book_listing.source_block("// reads the whole tile first\nint x;", title="kernel/x.h")
     prose = "<p>This sentence stayed English.</p><pre>// so did this comment here</pre>"
     outputs = {  # the listing's code comments are code, as in its fenced Markdown
         "listing": {"text/html": listing.html(), "text/markdown": listing.markdown()},

@@ -39,8 +39,9 @@ MAX_CODE_LINES = 25
 #: The least share of a lesson's counted code cells that are plain (:func:`plain_share`).
 PLAIN_FLOOR = 0.65
 #: mishgrad names that present rather than compute: tables, number formatting, and
-#: ``source``, which prints a kernel file's lines (the C++ shown is the computation).
-PRESENTATION = {"report", "say", "fmt", "table", "source", "Markdown", "display"}
+#: ``source`` and ``listing``, which print a kernel file's lines (the C++ shown is the
+#: computation).
+PRESENTATION = {"report", "say", "fmt", "table", "source", "listing", "Markdown", "display"}
 #: Besides Python's own modules, what a plain cell may call: what a learner reads anyway.
 PLAIN_MODULES = frozenset({"numpy", "sympy", "mpmath", "ml_dtypes", "matplotlib"})
 #: Calls that set a notebook up and show nothing: its display settings, its language.

@@ -46,6 +46,7 @@ import numpy as np
 
 from mishgrad.citations import OPS_NN, permalink
 from mishgrad.kernel import tiling
+from mishgrad.kernel.operators import OperatorSpec
 from mishgrad.kernel.pipeline import PipelineModel
 from mishgrad.kernel.platforms import DEFAULT_PLATFORM, Platform, platform
 from mishgrad.kernel.trace import InstructionCounts, instruction_counts
@@ -83,11 +84,14 @@ class KernelCost:
     dtype_size
         Bytes per element of the tensors (4 or 2).
     has_tanhx
-        Whether the kernel reads ``tanhx``.
+        Whether the kernel reads ``tanhx`` (MishGrad's tiling plans for it).
     instructions
         Vector instructions per tile by op (each covers the whole tile).
     label
         A name for tables and plots.
+    tensors
+        Tensors read and written per element, for any operator (:func:`operator_cost`);
+        ``None``: MishGrad's, ``grad`` and ``x`` (and ``tanhx``) read, ``x_grad`` written.
 
     """
 
@@ -95,11 +99,12 @@ class KernelCost:
     has_tanhx: bool
     instructions: Mapping[str, int]
     label: str = ""
+    tensors: tuple[int, int] | None = None
 
     @property
     def inputs(self) -> int:
-        """Tensors read: grad, x (and tanhx)."""
-        return 3 if self.has_tanhx else 2
+        """Tensors read per element."""
+        return self.tensors[0] if self.tensors else 3 if self.has_tanhx else 2
 
     @property
     def read_bytes(self) -> int:
@@ -108,8 +113,8 @@ class KernelCost:
 
     @property
     def write_bytes(self) -> int:
-        """Bytes written per element (the output)."""
-        return self.dtype_size
+        """Bytes written per element (the outputs)."""
+        return (self.tensors[1] if self.tensors else 1) * self.dtype_size
 
     @property
     def bytes_per_element(self) -> int:
@@ -131,8 +136,28 @@ def cost_from_counts(
     counts: InstructionCounts | Mapping[str, int], dtype_size: int, has_tanhx: bool, label: str = ""
 ) -> KernelCost:
     """A :class:`KernelCost` from instruction counts (a trace's or cited ones)."""
-    by_op = counts.by_op if isinstance(counts, InstructionCounts) else counts
-    return KernelCost(dtype_size, has_tanhx, dict(by_op), label)
+    return KernelCost(dtype_size, has_tanhx, dict(_by_op(counts)), label)
+
+
+def _by_op(counts: InstructionCounts | Mapping[str, int]) -> Mapping[str, int]:
+    return counts.by_op if isinstance(counts, InstructionCounts) else counts
+
+
+def operator_cost(
+    spec: OperatorSpec,
+    counts: InstructionCounts | Mapping[str, int],
+    dtype: str,
+    given: Iterable[str] | None = None,
+    label: str = "",
+) -> KernelCost:
+    """The cost of any operator's kernel: its tensors from ``spec``, its instructions counted.
+
+    ``given`` names the inputs a launch passes (default: all but the optional ones); every
+    tensor moves once per element in ``dtype``.
+    """
+    size = as_dtype(dtype).itemsize
+    tensors = spec.tensors_moved(given)
+    return KernelCost(size, False, dict(_by_op(counts)), label or f"{spec.name}, {dtype}", tensors)
 
 
 def measure_cost(

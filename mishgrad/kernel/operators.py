@@ -13,7 +13,7 @@ everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -63,8 +63,8 @@ class OperatorSpec:
         Where the folder is (default: ``kernel/<name>``).
     reference
         The correctly rounded outputs for inputs given by name (None: not known): what a
-        launch is judged against. The accuracy masks and the roofline's cost attach here the
-        same way as the evaluation layer comes to take a spec.
+        launch is judged against. The roofline's cost of any spec is
+        :func:`mishgrad.evaluation.roofline.operator_cost` (:meth:`tensors_moved`).
 
     """
 
@@ -114,6 +114,26 @@ class OperatorSpec:
     def dtypes(self) -> tuple[str, ...]:
         """The dtypes the operator supports, each with a kernel of its own."""
         return tuple(self.compute)
+
+    def tensors_moved(self, given: Iterable[str] | None = None) -> tuple[int, int]:
+        """Tensors a launch reads and writes per element: the inputs ``given`` and the outputs.
+
+        ``None`` gives every input but the optional ones.
+
+        Raises
+        ------
+        ValueError
+            If ``given`` names something that is not an input, or leaves out a required one.
+
+        """
+        required = [name for name in self.inputs if name not in self.optional]
+        given = set(required if given is None else given)
+        if not set(required) <= given <= set(self.inputs):
+            raise ValueError(
+                f"{self.name} reads {', '.join(required)} and may read "
+                f"{', '.join(self.optional) or 'nothing else'}, not {sorted(given)}"
+            )
+        return len(given), len(self.outputs)
 
     def entry(self, dtype: str) -> str:
         """The kernel entry compiled for ``dtype``: ``<name>_<suffix>``.

@@ -37,7 +37,7 @@ from typing import Final
 
 from . import tiling, twin
 from .messages import translate
-from .source import KERNEL_DIR, OPERATOR_DIR, REPOSITORY, SourceListing, shown, source_block
+from .source import KERNEL_DIR, OPERATOR_DIR, REPOSITORY, Listing, shown
 
 #: Where scratch copies live unless ``MISHGRAD_SCRATCH`` says otherwise: ``build/`` of the
 #: repository (ignored by git).
@@ -122,7 +122,7 @@ class ScratchKernel:
         names = _files(self.path) | _files(OPERATOR_DIR)
         return sorted(name for name in names if not _same(self.path / name, OPERATOR_DIR / name))
 
-    def replace(self, relative: str, old: str, new: str) -> SourceListing:
+    def replace(self, relative: str, old: str, new: str) -> Listing:
         """Edit a file of the copy: its one occurrence of ``old`` becomes ``new``; show the change.
 
         Raises
@@ -140,15 +140,15 @@ class ScratchKernel:
             where = "does not occur" if found == 0 else f"occurs {found} times"
             raise ValueError(f"old {where} in {relative}: give text that occurs exactly once")
         path.write_text(text.replace(old, new), encoding="utf-8")
-        return source_block(_unified(text, path.read_text(encoding="utf-8"), relative), "diff")
+        return Listing(_unified(text, path.read_text(encoding="utf-8"), relative), "diff")
 
-    def diff(self) -> SourceListing:
+    def diff(self) -> Listing:
         """Every difference between the copy and the original, as one unified diff."""
         parts = [
             _unified(_text(OPERATOR_DIR / name), _text(self.path / name), name)
             for name in self.edited()
         ]
-        return source_block(
+        return Listing(
             "\n".join(parts) or f"(no differences: the copy is {shown(OPERATOR_DIR)}/)", "diff"
         )
 

@@ -1,8 +1,8 @@
 """The kernel's sources: where they are (:data:`OPERATOR_DIR`, :data:`TWIN_DIR`), and excerpts.
 
 Notebooks never paste code: they show functions and line ranges of the real files, so an
-edit to the kernel shows up the next time the cell runs, as a :class:`SourceListing`
-(:func:`source_block`) coloured like the code cells.
+edit to the kernel shows up the next time the cell runs (coloured by
+:func:`mishgrad.book.listing.source_block`). A :class:`Listing` is such text with a title.
 """
 
 from __future__ import annotations
@@ -13,11 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
-
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.styles import get_style_by_name
 
 from mishgrad.paths import REPOSITORY
 
@@ -110,17 +105,6 @@ def read_lines(path: str | Path, first: str | None = None, last: str | None = No
 #: Languages whose comments start with ``#``; the title of any other listing is a ``//`` line.
 HASH_COMMENTS: Final = frozenset({"python", "bash", "sh", "cmake", "make", "yaml", "toml"})
 
-_STYLE: Final = get_style_by_name("default")
-# Inline styles (noclasses), so the HTML needs no style sheet in JupyterLab or on the site.
-# Background and text colour go on the <pre>: both hosts colour <pre> from their theme, and a
-# dark theme's light text on Pygments' light background would be unreadable.
-_FORMATTER: Final = HtmlFormatter(
-    style=_STYLE,
-    noclasses=True,
-    nobackground=True,
-    prestyles=f"background: {_STYLE.background_color}; color: #000000; padding: 0.5em 0.75em",
-)
-
 
 class _Printer(Protocol):
     """What IPython's pretty printer offers ``_repr_pretty_`` (the kernel never imports IPython)."""
@@ -129,28 +113,18 @@ class _Printer(Protocol):
 
 
 @dataclass(frozen=True)
-class SourceListing:
-    """Source text to display, optionally headed by a title comment.
+class Listing:
+    """Source text, optionally headed by a title comment, shown as text or a Markdown block.
 
-    Jupyter front ends pick the richest representation they render: JupyterLab and the site
-    (myst-nb) the HTML, coloured by Pygments; plain-text consumers the fenced Markdown block
-    (``text/markdown``) or the bare text (``text/plain``). All three show the title in the
-    notebook's language (:mod:`~mishgrad.kernel.messages`) and are the same on every run, as
-    nbval's comparison of stored outputs needs.
-
-    Raises
-    ------
-    ValueError
-        If Pygments knows no lexer named ``language``.
-
+    Jupyter front ends render the fenced Markdown block (``text/markdown``), plain-text
+    consumers the bare text. Both show the title in the notebook's language
+    (:mod:`~mishgrad.kernel.messages`). The book's listings add coloured HTML
+    (:class:`mishgrad.book.listing.SourceListing`).
     """
 
     text: str
     language: str = "cpp"
     title: str | None = None
-
-    def __post_init__(self) -> None:
-        get_lexer_by_name(self.language)  # fail where the listing is made, not when shown
 
     def source(self) -> str:
         """The text, below the title as a comment line."""
@@ -163,27 +137,8 @@ class SourceListing:
         """A fenced Markdown code block."""
         return f"```{self.language}\n{self.source()}\n```"
 
-    def html(self) -> str:
-        """A ``<div>`` of coloured ``<span>`` elements, its styles inline."""
-        return highlight(self.source(), get_lexer_by_name(self.language), _FORMATTER)
-
-    def _repr_html_(self) -> str:
-        return self.html()
-
     def _repr_markdown_(self) -> str:
         return self.markdown()
 
     def _repr_pretty_(self, printer: _Printer, cycle: bool) -> None:
         printer.text(self.source())
-
-
-def source_block(text: str, language: str = "cpp", title: str | None = None) -> SourceListing:
-    """Show source text coloured, optionally headed by a comment line (:class:`SourceListing`).
-
-    Raises
-    ------
-    ValueError
-        If Pygments knows no lexer named ``language``.
-
-    """
-    return SourceListing(text, language, title)
