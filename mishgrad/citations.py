@@ -47,15 +47,3 @@ def permalink(
     if lines is not None:
         return f"{url}#L{lines[0]}-L{lines[1]}"
     return url
-
-
-def markdown_link(
-    repository: tuple[str, str], path: str, lines: tuple[int, int] | int | None = None
-) -> str:
-    """``[path (lines)](permalink)``, for a cell that prints its sources as Markdown."""
-    where = (
-        path
-        if lines is None
-        else f"{path}, lines {lines if isinstance(lines, int) else '–'.join(map(str, lines))}"
-    )
-    return f"[{where}]({permalink(repository, path, lines)})"

@@ -1,7 +1,6 @@
 """Where the repository is: the one place every layer finds the files beside the package.
 
-The package is installed editable from the repository, so its root is found above the
-package. Nothing here imports anything of mishgrad: it is the ground floor, below every layer.
+Nothing here imports anything of mishgrad: it is the ground floor, below every layer.
 """
 
 from __future__ import annotations

@@ -88,9 +88,7 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
     **{
         f"numerics.{name}": lambda t, f=formula: [f(t(a)) for a in ALL.values()]
         for name, formula in {
-            "softplus": numerics.softplus,
             "tanh_softplus": numerics.tanh_softplus,
-            "mish": numerics.mish,
             "dmish_b2_naive": numerics.dmish_b2_naive,
             "dmish_sign_split": numerics.dmish_sign_split,
             "dmish_v2": numerics.dmish_v2,
@@ -120,8 +118,6 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
     "vector_math.div": lambda t: [
         vector_math.div(t(X), t(RESULT), m) for m in vector_math.NUMERICS_MODELS
     ],
-    "vector_math.maxs": lambda t: vector_math.maxs(t(X), 0.5),
-    "vector_math.mins": lambda t: vector_math.mins(t(X), 0.5),
     "near_root.forms": lambda t: near_root.forms(t(near_root.neighbourhood(1e-5))),
     "aclnn.checked_ints": lambda t: aclnn.checked_ints(
         "shape", t(np.array([3, -1, 2**40])), (-(2**63), 2**63 - 1)

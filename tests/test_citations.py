@@ -15,4 +15,3 @@ def test_permalinks_pin_the_commit_and_lines() -> None:
     assert citations.permalink(citations.ASC_DEVKIT, "docs/zh/api/基础.md", 7).endswith(
         "/docs/zh/api/%E5%9F%BA%E7%A1%80.md#L7"
     )
-    assert citations.markdown_link(citations.OPBASE, "a.md").startswith("[a.md](https://")

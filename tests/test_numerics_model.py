@@ -177,13 +177,6 @@ def test_ieee_is_the_c_library_and_ieee_division():
     np.testing.assert_array_equal(twin.native_div(a, b, "ieee"), a / b)
 
 
-def test_maxs_and_mins_propagate_nan():
-    x = np.array([np.nan, -1, 2, -0.0], dtype=np.float32)
-    np.testing.assert_array_equal(vector_math.maxs(x, 0), [np.nan, 0, 2, 0])
-    np.testing.assert_array_equal(vector_math.mins(x, 0), [np.nan, -1, 0, 0])
-    assert np.isnan(vector_math.maxs(x, np.nan)).all()
-
-
 def kernel_inputs(n: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(6)
     return rng.normal(size=n).astype(np.float32), rng.uniform(-30, 30, n).astype(np.float32)

@@ -41,7 +41,6 @@ def test_links_pin_the_commit_and_lines(order):
     assert order.link == citations.permalink(citations.OPS_NN, order.path, order.lines)
     assert order.link.endswith(f"{order.path}#L{first}-L{last}")
     assert citations.OPS_NN[1] in order.link
-    assert order.source == f"[{order.path}, lines {first}–{last}]({order.link})"
 
 
 @pytest.mark.parametrize("order", ORDERS, ids=lambda o: o.label)

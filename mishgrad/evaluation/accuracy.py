@@ -12,7 +12,7 @@ from typing import Final
 
 import numpy as np
 
-from mishgrad.math import numerics, samples
+from mishgrad.math import near_root, samples
 
 #: Half-width of the band around the root of d swept with every float32 in it.
 ROOT_BAND: Final = 0.06
@@ -20,15 +20,9 @@ ROOT_BAND: Final = 0.06
 FLUSH_BAND: Final = (-100.0, -86.0)
 
 
-def root_band() -> np.ndarray:
-    """Every float32 within :data:`ROOT_BAND` of the root of d."""
-    root = float(numerics.root_expansion().high)
-    return samples.float32_every(root - ROOT_BAND, root + ROOT_BAND)
-
-
 def float32_inputs() -> dict[str, np.ndarray]:
     """The float32 inputs of the tables, by part (see the module doc)."""
     parts = samples.float32_sample()
-    parts["root band"] = root_band()
+    parts["root band"] = near_root.neighbourhood(ROOT_BAND)
     parts["flush band"] = samples.float32_every(*FLUSH_BAND, 16)
     return parts

@@ -2,10 +2,9 @@
 
 ``make exhaustive`` runs the kernel over all 2**32 float32 bit patterns and sums its errors
 per region of x (``bench/exhaustive_check.py``, with a C++ oracle); this module defines the
-regions (:data:`REGIONS`), the statistics of each (:data:`Stats`), how
-they merge (:func:`merge`, :func:`combined`) and the shares the book reports
-(:func:`mere`, :func:`correctly_rounded_pct`, :func:`within_1ulp_pct`); notebook 11 shows the
-stored result's regions (:func:`mishgrad.book.exhaustive_report.region_table`).
+regions (:data:`REGIONS`), the statistics of each (:data:`Stats`), how they merge and the
+shares the book reports; notebook 11 shows the stored result's regions
+(:func:`mishgrad.book.exhaustive_report.region_table`).
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ REGIONS: Final = (
 )
 #: The regions of finite x (MERE and MARE are taken over these).
 FINITE_REGIONS: Final = REGIONS[:-1]
-
 
 #: Statistics that add up over tiles (the first fields of ``ExhaustiveRegionStats``).
 SUMS: Final = (

@@ -1,36 +1,25 @@
 """CANN's precision standard for experimental operators, in both of its published versions.
 
 CANN's operator base library states how a contributed ("experimental") operator proves its
-accuracy, in ``docs/zh/ops_precision_standard/experimental_standard.md`` of cann/opbase.
+accuracy, in :data:`STANDARD_PATH` of cann/opbase; notebook 10 writes both versions out.
 
 **As first released** (opbase commit ``6049643``, 2026-04-09; :data:`FIRST_RELEASE`), each
-output element ``a`` is compared with a golden value ``g`` from a more precise reference
-through the relative error with a floor,
-
-    r = |a - g| / (|g| + 1e-7),
-
-and a test case passes when
-
-    MERE = mean(r) < T   and   MARE = max(r) < 10 T,
-
-with ``T = 2**-13`` for float32, ``2**-10`` for float16 and ``2**-7`` for bfloat16. The floor
-``1e-7`` only keeps the division finite where ``g = 0``: it is an *absolute* scale, the same
-for every dtype, so the metric is relative for ``|g| >> 1e-7`` and absolute (error / 1e-7)
-for ``|g| << 1e-7``. Near a zero of the output, between the two, a float32 result must be
-accurate to a tiny fraction of its own ULP to pass MARE (see :func:`allowed_abs_error`).
+output element ``a`` is compared with a golden value ``g`` through ``r = |a - g| / (|g| + 1e-7)``,
+and a case passes when ``MERE = mean(r) < T`` and ``MARE = max(r) < 10 T``, T per dtype
+(:func:`threshold`). The floor ``1e-7`` is an *absolute* scale, the same for every dtype: r
+is relative for ``|g| >> 1e-7`` and absolute for ``|g| << 1e-7``; between the two, near a zero
+of the output, a float32 result must be accurate to a tiny fraction of its own ULP to pass
+MARE (:func:`allowed_abs_error`).
 
 **Since 2026-07-15** (opbase commit ``adbe441``, still in force at ``aa3cd74``) the same page
 states a *mixed tolerance* instead: an element matches when ``|a - g| <= atol + rtol |g|``, and
 a case passes when at least 99 % of its elements match and its largest absolute error stays
 below a hard cap, "1e-1 or 32 * ULP" for float16 (1e-0 for bfloat16, 1e-2 for float32).
 
-Both versions applied to whole arrays of kernel results (the reports ``bench/accuracy.py``
-prints and the tests hold the kernel to) are ``bench/precision_standard.py``.
-
-The golden here is the correctly rounded truth of :mod:`mishgrad.math.oracle`. Non-finite values,
-which neither version discusses, are handled as follows: equal values (including two NaNs or
-two infinities of one sign) count as error 0; any other pair with a NaN or an infinity counts
-as an infinite error.
+Both versions applied to whole arrays of kernel results are ``bench/precision_standard.py``,
+with the correctly rounded truth of :mod:`mishgrad.math.oracle` as the golden. Neither version
+discusses non-finite values: equal values (two NaNs or two infinities of one sign included)
+count as error 0, any other pair with a NaN or an infinity as an infinite error.
 """
 
 from __future__ import annotations
@@ -41,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mishgrad.citations import OPBASE, permalink
-from mishgrad.math.dtypes import TABLE, as_dtype, dtype_name
+from mishgrad.math.dtypes import TABLE, dtype_name
 
 #: The floor added to ``|golden|`` in the denominator of the relative error.
 FLOOR: Final = 1e-7
@@ -61,38 +50,17 @@ FIRST_RELEASE: Final = permalink(OPBASE_FIRST_RELEASE, STANDARD_PATH, (8, 60))
 def threshold(dtype: npt.DTypeLike | str) -> float:
     """The threshold T of ``dtype`` (MERE must stay below T, MARE below 10 T).
 
-    Parameters
-    ----------
-    dtype
-        float32, float16 or bfloat16 (a NumPy dtype or its name).
-
-    Returns
-    -------
-    float
-        ``2**-13``, ``2**-10`` or ``2**-7``.
-
+    ``2**-13``, ``2**-10`` or ``2**-7`` for float32, float16 or bfloat16 (a dtype or its name).
     """
-    return THRESHOLDS[dtype_name(as_dtype(dtype))]
+    return THRESHOLDS[dtype_name(dtype)]
 
 
 def allowed_abs_error(golden: npt.ArrayLike, dtype: npt.DTypeLike | str) -> np.ndarray:
     """The largest absolute error an element may have without breaking MARE's limit.
 
-    ``10 T (|golden| + 1e-7)``: where ``golden`` is 0 it is ``10 T 1e-7``, for float32
-    about a hundredth of an ULP of a number near 0.25.
-
-    Parameters
-    ----------
-    golden
-        The golden values.
-    dtype
-        The output dtype (selects T).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64, the shape of ``golden``.
-
+    ``10 T (|golden| + 1e-7)``, float64 in the shape of ``golden``, with T that of the output
+    ``dtype``: where ``golden`` is 0 it is ``10 T 1e-7``, for float32 about a hundredth of an
+    ULP of a number near 0.25.
     """
     g = np.abs(np.asarray(golden).astype(np.float64))
     return MARE_FACTOR * threshold(dtype) * (g + FLOOR)

@@ -1,19 +1,17 @@
 """What ops-nn's MishGrad kernels do, step by step, in this project's own words.
 
-ops-nn carries two experimental MishGrad kernels: **v1**
-(``experimental/activation/mish_grad/op_kernel/mish_grad.h``) and **MishGradV2**
-(``experimental/activation/mish_grad_v2/op_kernel/mish_grad_v2.h``). Each float32 path is
-described here as the sequence of AscendC vector API calls it makes on a tile — which call,
-what it computes, and the line of the file (at the ops-nn commit of
-:data:`mishgrad.citations.OPS_NN`) where it stands. No upstream code is reproduced: the
-descriptions are ours, the line numbers let a reader check every one of them.
+ops-nn carries two experimental MishGrad kernels: **v1** (:data:`V1_KERNEL`) and **MishGradV2**
+(:data:`V2_KERNEL`). Each float32 path is described here as the sequence of AscendC vector API
+calls it makes on a tile — which call, what it computes, and the line of the file (at the ops-nn
+commit of :data:`mishgrad.citations.OPS_NN`) where it stands. No upstream code is reproduced:
+the descriptions are ours, the line numbers let a reader check every one of them.
 
-Instruction counts are *computed* from these lists (:meth:`OperationOrder.counts`), never
-typed in. Every call listed processes the whole tile (``processDataNum`` or
-``alignedLength`` elements), so calls per tile are calls per element. V2 calls ``Ln`` and the
-high-level ``Tanh`` API, which AscendC documents among its high-level (高阶) math APIs and
-which expands into several vector instructions of its own: counted as one call each here,
-they make V2's count a lower bound.
+Instruction counts are *computed* from these lists (:meth:`OperationOrder.counts`), never typed
+in. Every call listed processes the whole tile (``processDataNum`` or ``alignedLength``
+elements), so calls per tile are calls per element. V2 calls ``Ln`` and the high-level ``Tanh``
+API, which AscendC documents among its high-level (高阶) math APIs and which expands into several
+vector instructions of its own: counted as one call each here, they make V2's count a lower
+bound.
 """
 
 from __future__ import annotations
@@ -22,27 +20,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
-from mishgrad.citations import ASC_DEVKIT, OPS_NN, markdown_link, permalink
+from mishgrad.citations import OPS_NN, permalink
 
 V1_KERNEL: Final = "experimental/activation/mish_grad/op_kernel/mish_grad.h"
 V2_KERNEL: Final = "experimental/activation/mish_grad_v2/op_kernel/mish_grad_v2.h"
-#: AscendC's reference page (cann/asc-devkit) of the high-level Tanh API that V2 calls.
-TANH_API: Final = permalink(ASC_DEVKIT, "docs/zh/api/SIMD-API/高阶API/数学计算/Tanh接口/Tanh.md")
 
 
 @dataclass(frozen=True)
 class Step:
     """One vector API call of an upstream kernel on a tile.
 
-    Attributes
-    ----------
-    op
-        The AscendC API called (``Exp``, ``Div``, ``Select`` …).
-    computes
-        What the call computes, in this project's words.
-    line
-        Its line in the upstream file at the pinned commit.
-
+    The AscendC API called (``op``: ``Exp``, ``Div``, ``Select`` …), what it ``computes`` in
+    this project's words, and its ``line`` in the upstream file at the pinned commit.
     """
 
     op: str
@@ -54,17 +43,8 @@ class Step:
 class OperationOrder:
     """One path of an upstream kernel: the calls it makes on a tile, in order.
 
-    Attributes
-    ----------
-    label
-        A name for tables (``"v1, float32, no tanhx"``).
-    path
-        The upstream file.
-    lines
-        First and last line of the code the steps come from.
-    steps
-        The calls, in program order.
-
+    ``label`` names it in tables (``"v1, float32, no tanhx"``); ``steps`` are its calls in
+    program order, from the ``lines`` (first and last) of the upstream file ``path``.
     """
 
     label: str
@@ -76,11 +56,6 @@ class OperationOrder:
     def link(self) -> str:
         """Permalink to the lines at the pinned ops-nn commit."""
         return permalink(OPS_NN, self.path, self.lines)
-
-    @property
-    def source(self) -> str:
-        """``[path, lines a–b](permalink)``, for tables and prose printed as Markdown."""
-        return markdown_link(OPS_NN, self.path, self.lines)
 
     @property
     def total(self) -> int:

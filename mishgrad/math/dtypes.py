@@ -1,12 +1,10 @@
 """The tensor dtypes of MishGrad, one record each, and the bit-level tools every module needs.
 
 MishGrad accepts float32, float16 and bfloat16 tensors. NumPy has the first two;
-``ml_dtypes`` supplies bfloat16. :data:`TABLE` holds one :class:`Dtype` record per dtype: every
-fact another module needs about it (its aclDataType code, its C type in the kernel, CANN's
-precision standard and the operator's accuracy targets), so that a dtype is added in one
-place. The module also enumerates every value of the 16-bit types (the basis of the
-exhaustive error maps), and maps floats onto ordered integers so that the distance in ULPs is
-a subtraction.
+``ml_dtypes`` supplies bfloat16. :data:`TABLE` holds one :class:`Dtype` record per dtype, every
+fact another module needs about it, so that a dtype is added in one place. The module also
+enumerates every value of the 16-bit types (the basis of the exhaustive error maps), and maps
+floats onto ordered integers so that the distance in ULPs is a subtraction.
 
 It is also where every function of :mod:`mishgrad.math` and :mod:`mishgrad.aclnn` takes its
 arrays (:func:`as_input`, :func:`as_floats`) and dtypes (:func:`as_dtype`): any byte order in,
@@ -40,18 +38,14 @@ class Dtype:
     entry_suffix
         The suffix of the kernel entry compiled for it (``<operator>_half``): the last column
         of the C++ table, ``MISHGRAD_DTYPES`` in ``kernel/mish_grad/common/mish_grad_dtypes.h``.
-    threshold_exponent
-        CANN's precision standard: the threshold is ``T = 2**threshold_exponent``.
-    mixed_tolerance
-        The standard's mixed tolerance for it: ``(rtol, atol, abs_cap)``.
-    max_ulp
-        The operator's ULP target: on every finite input where :attr:`max_rel_error` is None
-        (the dtypes tested exhaustively), else on x >= 0.
-    correctly_rounded_pct
-        The share of correctly rounded results asked for over every input (exhaustive dtypes).
-    max_rel_error
-        The relative error target where the correctly rounded gradient is normal (sampled
-        dtypes), else None.
+    threshold_exponent, mixed_tolerance
+        CANN's precision standard for it: the threshold ``T = 2**threshold_exponent``, and the
+        mixed tolerance ``(rtol, atol, abs_cap)``.
+    max_ulp, correctly_rounded_pct, max_rel_error
+        The operator's accuracy targets. The dtypes tested exhaustively (``max_rel_error``
+        None): ``max_ulp`` on every finite input, ``correctly_rounded_pct`` percent correctly
+        rounded. The sampled ones: ``max_ulp`` on x >= 0, ``max_rel_error`` where the correctly
+        rounded gradient is normal.
 
     """
 
@@ -103,8 +97,7 @@ _INT_OF_WIDTH: Final = {2: np.int32, 4: np.int64}
 def native_dtype(dtype: npt.DTypeLike) -> np.dtype:
     """``dtype`` in the machine's byte order: ``'>f4'`` is float32 stored the other way round.
 
-    The one place where a dtype's byte order is dropped: results are always native, and
-    :func:`as_input` converts the values to match, so a byte order never changes a number.
+    The one place where a dtype's byte order is dropped (:func:`as_input` converts the values).
     """
     resolved = np.dtype(dtype)
     return resolved if resolved.isnative else resolved.newbyteorder("=")
@@ -136,9 +129,7 @@ def as_dtype(dtype: npt.DTypeLike | str, name: str = "dtype") -> np.dtype:
 def as_input(value: npt.ArrayLike) -> np.ndarray:
     """An array in the machine's byte order, values unchanged: how every function takes arrays.
 
-    The operator's entry points (the twin, the NumPy model, the aclnn call), the oracle and the
-    error measures all take their arrays through this, so they treat unusual inputs alike. An
-    array keeps its dtype; a non-native byte order (``>f4`` on a little-endian host) is
+    An array keeps its dtype; a non-native byte order (``>f4`` on a little-endian host) is
     converted, not reinterpreted. Python numbers and lists become float32, the dtype a float
     literal has in the operator's world; pass a NumPy array to choose float16 or bfloat16.
     """
@@ -170,10 +161,9 @@ def dtype_name(dtype: npt.DTypeLike) -> str:
 
 
 def uint_view(values: npt.ArrayLike) -> np.ndarray:
-    """Reinterpret float ``values`` as unsigned integers of the same width.
+    """Reinterpret float ``values`` as unsigned integers of the same width: their bits.
 
-    No copy for a native array of :data:`DTYPES`; another byte order is converted first
-    (:func:`as_floats`), so the integers are the floats' bits, not the bytes' order.
+    No copy for a native array of :data:`DTYPES`; another byte order is converted first.
     """
     array = as_floats(values, "values")
     return array.view(_UINT_OF_WIDTH[array.dtype.itemsize])
@@ -206,27 +196,16 @@ def from_ordered(keys: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
     return bits.astype(_UINT_OF_WIDTH[dtype.itemsize]).view(dtype)
 
 
-def all_values(dtype: npt.DTypeLike, *, finite: bool = True) -> np.ndarray:
-    """Every value of a 16-bit dtype, in increasing order, each zero and NaN once.
+def all_values(dtype: npt.DTypeLike) -> np.ndarray:
+    """Every finite value of a 16-bit dtype, in increasing order, each zero once.
 
-    Parameters
-    ----------
-    dtype
-        float16 or bfloat16 (float32 has 2**32 values; sample it instead).
-    finite
-        If true (the default) return only finite values; otherwise include ``-inf``,
-        ``+inf`` and one NaN at the end.
-
+    float16 or bfloat16: float32 has 2**32 values; sample it instead.
     """
     dtype = as_dtype(dtype)
     if dtype.itemsize != 2:
         raise ValueError(f"all_values enumerates 16-bit dtypes only, got {dtype.name}")
     top = int(ordered(np.array([np.inf], dtype=dtype))[0])
-    keys = np.arange(-top, top + 1)
-    values = from_ordered(keys, dtype)
-    if finite:
-        return values[1:-1]
-    return np.concatenate([values, np.array([np.nan], dtype=dtype)])
+    return from_ordered(np.arange(1 - top, top), dtype)  # the keys strictly between -inf, +inf
 
 
 def record(dtype: npt.DTypeLike | str) -> Dtype:

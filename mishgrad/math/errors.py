@@ -1,12 +1,11 @@
 """Measuring error: ULP distances, the accuracy targets, and where a formula fails.
 
-The unit of error is the ULP of the *output* dtype: the distance between a result and
-the correctly rounded truth, counted in representable values (see
-:func:`mishgrad.math.dtypes.ordered`). Near the root of d (x ~ -1.19243) the derivative
-passes through zero: a method that forms d = t + p from a rounded t keeps an absolute
-error of about half an ULP of t there, which is a large *relative* error; a root-centred
-evaluation does not (:mod:`mishgrad.math.numerics`). :data:`ROOT_WINDOW` marks that band,
-where the float32 relative error is also reported on its own.
+The unit of error is the ULP of the *output* dtype: the distance between a result and the
+correctly rounded truth, counted in representable values (see
+:func:`mishgrad.math.dtypes.ordered`). Near the root of d (x ~ -1.19243) the derivative passes
+through zero, where a method that forms d = t + p from a rounded t keeps a large *relative*
+error (:mod:`mishgrad.math.near_root`): :data:`ROOT_WINDOW` marks that band, where the float32
+relative error is also reported on its own.
 
 Summaries of a whole batch of results, and the targets checked on them, are
 ``bench/error_summary.py`` (bench/ and the tests use them).
@@ -19,8 +18,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import as_floats, float32, from_ordered, ordered, record
+from .dtypes import as_floats, float32, ordered, record
 from .oracle import dmish_oracle
+from .thresholds import first_true
 
 #: x interval around the root of dmish/dx, reported on its own (and sampled densely).
 ROOT_WINDOW: Final = (-1.25, -1.15)
@@ -28,23 +28,11 @@ ROOT_WINDOW: Final = (-1.25, -1.15)
 #: The smallest normal float32, 2^-126.
 FLOAT32_TINY: Final = float(np.finfo(np.float32).tiny)
 
-
-def _float32_normal_edge() -> float:
-    """The smallest float32 x whose correctly rounded d is a normal float32 (bisection)."""
-    below, above = ordered(np.array([-100.0, -80.0], dtype=float32)).tolist()
-    while above - below > 1:
-        middle = (below + above) // 2
-        d = dmish_oracle(from_ordered(np.array([middle]), float32))
-        if abs(float(d[0])) >= FLOAT32_TINY:
-            above = middle
-        else:
-            below = middle
-    return float(from_ordered(np.array([above]), float32)[0])
-
-
 #: Below this x the correctly rounded float32 d is subnormal (d ~ (1 + x) e^x < 2^-126):
-#: there only an absolute error can be asked for.
-FLOAT32_SUBNORMAL_EDGE: Final = _float32_normal_edge()
+#: there only an absolute error can be asked for. Bisected between -100 and -80.
+FLOAT32_SUBNORMAL_EDGE: Final = first_true(
+    lambda x: np.abs(dmish_oracle(x)) >= FLOAT32_TINY, float32, -100.0, -80.0
+)
 
 # Each dtype's accuracy targets are in its record (mishgrad.math.dtypes.TABLE: max_ulp,
 # correctly_rounded_pct, max_rel_error). float32 also asks for an absolute error in the root
@@ -99,9 +87,6 @@ def float32_subnormal_mask(x: npt.ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=np.float64) < FLOAT32_SUBNORMAL_EDGE
 
 
-# Where a formula fails: the kinds of failure the notebooks plot as regions.
-
-
 def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     """Return where a finite result misses the accuracy target of its dtype.
 
@@ -110,9 +95,8 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
         from the correctly rounded truth.
     float32
         More than its ``max_ulp`` for x >= 0; relative error above its ``max_rel_error``
-        where d is normal; absolute error above
-        :data:`FLOAT32_MAX_ABS_ERROR_ROOT` in the root window and above
-        :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
+        where d is normal; absolute error above :data:`FLOAT32_MAX_ABS_ERROR_ROOT` in the root
+        window and above :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
 
     NaN and infinite results are not flagged here: :func:`failure_masks` names them.
     """
@@ -138,7 +122,7 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
 def failure_masks(
     x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike
 ) -> dict[str, np.ndarray]:
-    """Return boolean masks of :data:`FAILURE_KINDS`: ``result`` against the correct ``truth``.
+    """Return boolean masks of the kinds of failure: ``result`` against the correct ``truth``.
 
     ``NaN`` and ``±Inf``
         The result is NaN (or infinite) where the truth is finite.

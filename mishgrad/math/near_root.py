@@ -1,9 +1,7 @@
 """The four ways of computing d near its zero x0 that notebooks 03 and 10 compare.
 
-Two of them form ``d = t + p`` from a rounded ``t`` (v1's sign split, and our tanhx branch
-handed the correctly rounded ``t``), one is our rational form without the root window, and
-one is the kernel's root-centred polynomial. Notebook 03 measures their errors on
-:func:`neighbourhood`; notebook 10 judges the same results by CANN's precision standard.
+Notebook 03 measures the errors of :func:`forms` on :func:`neighbourhood`; notebook 10 judges
+the same results by CANN's precision standard.
 """
 
 from __future__ import annotations

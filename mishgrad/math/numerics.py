@@ -1,4 +1,4 @@
-"""Mish, its gradient, and every formula for the gradient that the project compares.
+"""The gradient of Mish, and every formula for it that the project compares.
 
 Conventions (notebook 01). With ``t = tanh(softplus(x))`` and ``s = sigmoid(x)``::
 
@@ -11,25 +11,10 @@ float16 or bfloat16 input is widened to float32 (exactly), the formula runs in f
 and the result is rounded **once** back to the tensor dtype, ties to even. The functions
 take and return NumPy arrays of dtype float32, float16 or ``ml_dtypes.bfloat16``.
 
-The formulas:
-
-``dmish_b1``
-    The formula of ops-nn v1's README with ``tanhx`` supplied: ``t + x e^x (1 - t^2) / (1 + e^x)``.
-``dmish_b2_naive``
-    The README's formula without ``tanhx``: ``y1 = 1/((1+e^x)^2+1)``,
-    ``d = 4 x e^x (e^x+1) y1^2 - 2 y1 + 1``.
-``dmish_sign_split``
-    What ops-nn v1's kernel computes: both halves (``e^-x, e^-2x`` for x > 0 and
-    ``e^x, e^2x`` for x <= 0) evaluated everywhere and merged by sign masks.
-``dmish_v2``
-    MishGradV2's form: ``t = tanh(relu(x) + log(1 + e^-|x|))``,
-    ``d = t + x (1 - t^2) / (1 + e^-x)``.
-``dmish_ours``
-    The kernel's form: one exponential of ``-|x|`` (no overflow for any finite x), d as a
-    leading term less one small quotient (one division, by a number in [1, 25]), and a
-    Taylor polynomial around the root of d. It runs under each numerics model of the twin's
-    ``Exp`` and ``Div`` (:mod:`mishgrad.math.vector_math`), operation for operation as the
-    kernel does.
+The formulas: ops-nn v1's README (:func:`dmish_b1`, :func:`dmish_b2_naive`), v1's kernel
+(:func:`dmish_sign_split`), MishGradV2 (:func:`dmish_v2`), PyTorch's CPU formula
+(:func:`dmish_pytorch`), and the kernel's (:func:`dmish_ours`, :func:`dmish_tanhx`) under each
+numerics model of :mod:`mishgrad.math.vector_math`, operation for operation as it computes.
 """
 
 from __future__ import annotations
@@ -37,7 +22,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, wraps
 from typing import Final
 
 import mpmath
@@ -64,15 +49,16 @@ def _widen(x: npt.ArrayLike, name: str = "x") -> tuple[np.ndarray, np.dtype]:
 def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
-    The array arguments are the parameters without a default (``x``, ``tanhx``), each taken
-    by :func:`_widen` under its own name; the others (the numerics model) pass through
-    unchanged, given by position or by name. Overflow, underflow and invalid operations are
-    the subject of this project, so NumPy's floating-point warnings are silenced inside
-    formulas: the results show them.
+    The array arguments are the parameters without a default (``x``, ``tanhx``), each taken by
+    :func:`_widen` under its own name; the others (the numerics model) pass through unchanged,
+    given by position or by name. Overflow, underflow and invalid operations are the subject of
+    this project, so NumPy's floating-point warnings are silenced inside formulas: the results
+    show them.
     """
     signature = inspect.signature(body)
     tensors = [name for name, p in signature.parameters.items() if p.default is p.empty]
 
+    @wraps(body)
     def wrapper(*args: npt.ArrayLike | str, **kwargs: npt.ArrayLike | str) -> np.ndarray:
         arguments = signature.bind(*args, **kwargs).arguments
         widened = {name: _widen(arguments[name], name) for name in tensors}
@@ -80,9 +66,6 @@ def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
         with np.errstate(all="ignore"):
             return np.asarray(body(**arguments)).astype(widened["x"][1])
 
-    wrapper.__name__ = body.__name__
-    wrapper.__qualname__ = body.__qualname__
-    wrapper.__doc__ = body.__doc__
     return wrapper
 
 
@@ -132,7 +115,6 @@ ROOT_HALF_WIDTH: Final = np.float32(0.04)
 #: Beyond |x| = 2^20 the exponential is 0 and its argument only multiplies zeros: clamping
 #: it there turns x = +-inf into finite products (kernel: ``kArgumentClamp``).
 ARGUMENT_CLAMP: Final = np.float32(2.0**20)
-
 
 #: Below this x the kernel takes the exponential of x / 2 and applies P = exp(x) as two such
 #: factors, so that d stays normal where exp(x) is subnormal (kernel: ``kFarLimit``).
@@ -194,12 +176,6 @@ def root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 @_float32_formula
-def softplus(x: np.ndarray) -> np.ndarray:
-    """``log(1 + e^x)`` as ``relu(x) + log1p(e^-|x|)``: no overflow, no loss for x << 0."""
-    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
-
-
-@_float32_formula
 def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """``t = tanh(softplus(x))``, the value the forward pass may save as ``tanhx``.
 
@@ -211,12 +187,6 @@ def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     n = np.where(x <= 0, e + float32.type(2), (e + e) + one)
     t = vector_math.div(n * parts["P"], parts["D"], numerics)
     return t * np.where(x < FAR_LIMIT, e, one)
-
-
-@_float32_formula
-def mish(x: np.ndarray) -> np.ndarray:
-    """The Mish activation ``x * tanh(softplus(x))``."""
-    return x * tanh_softplus(x)
 
 
 @_float32_formula
@@ -246,17 +216,10 @@ def dmish_b2_naive(x: np.ndarray) -> np.ndarray:
 def dmish_sign_split(x: np.ndarray) -> np.ndarray:
     """ops-nn v1's kernel: both sign halves everywhere, merged by masks.
 
-    x > 0 half (``u = e^-x``, ``v = e^-2x``)::
-
-        t = (1 + 2u) / (1 + 2u + 2v),  d = t + x / (1 + u) * (1 - t*t)
-
-    x <= 0 half (``w = e^x``, ``w2 = e^2x``)::
-
-        n = 2w + w2,  t = n / (n + 2),  d = t + (x w) / (w + 1) * (1 - t*t)
-
-    Four exponentials and four divisions per element. Where neither mask is set (x is
-    NaN) the kernel returns x itself, which propagates NaN. ``1 - t*t`` cancels for
-    large x, where t rounds towards 1: that is where this form drifts.
+    The x > 0 half from ``u = e^-x`` and ``v = e^-2x``, the x <= 0 half from ``w = e^x`` and
+    ``w2 = e^2x``. Four exponentials and four divisions per element. Where neither mask is set
+    (x is NaN) the kernel returns x itself, which propagates NaN. ``1 - t*t`` cancels for large
+    x, where t rounds towards 1: that is where this form drifts.
     """
     u, v = np.exp(-x), np.exp(-2 * x)
     t_pos = (1 + 2 * u) / (2 * u + 2 * v + 1)
@@ -280,33 +243,27 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
     return t + x * (1 - t * t) / (1 + np.exp(-x))
 
 
-def dmish_rational(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+@_float32_formula
+def dmish_rational(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """The kernel's formula alone (:func:`_kernel_parts`), without the root window.
 
     The comparison that shows why the window exists: near the root of d its error is
     absolute, not relative, and fails CANN's MARE.
     """
-    x32, dtype = _widen(x)
-    with np.errstate(all="ignore"):
-        return _kernel_parts(x32, numerics)["d"].astype(dtype)
+    return _kernel_parts(x, numerics)["d"]
 
 
-def _ours_in_float32(x32: np.ndarray, numerics: str) -> np.ndarray:
-    """The kernel's d in float32: its formula, the root window over it."""
-    return root_window(x32, _kernel_parts(x32, numerics)["d"])
-
-
-def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
+@_float32_formula
+def dmish_ours(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """Our form, as the kernel computes it, for every dtype.
 
     :func:`dmish_rational`, and the Taylor polynomial around the root of d
-    (:func:`root_window`). One exponential, one division; the limits d(+inf) = 1 and
-    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
-    (one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
+    (:func:`root_window`). One exponential, of ``-|x|`` (no overflow for any finite x), and
+    one division, by a number in [1, 25]; the limits d(+inf) = 1 and d(-inf) = 0 come out and
+    NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round (one of
+    :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
     """
-    x32, dtype = _widen(x)
-    with np.errstate(all="ignore"):
-        return _ours_in_float32(x32, numerics).astype(dtype)
+    return root_window(x, _kernel_parts(x, numerics)["d"])
 
 
 @_float32_formula
@@ -343,8 +300,7 @@ def dmish_pytorch(x: np.ndarray) -> np.ndarray:
     (``mish_backward_kernel`` in :data:`mishgrad.citations.PYTORCH`'s
     ``aten/src/ATen/native/cpu/Activation.cpp``). Every arithmetic step rounds to float32;
     ``exp``, ``log1p`` and ``tanh`` are rounded once from float64, the best a float32 library
-    can do (PyTorch's vectorized ones are within an ulp). It returns NaN at +-inf
-    (``inf * 0``).
+    can do (PyTorch's vectorized ones are within an ulp). It returns NaN at +-inf (``inf * 0``).
     """
     one = float32.type(1)
     sigmoid = one / (one + _rounded(np.exp, -x))
@@ -379,11 +335,6 @@ def mish_backward(
     numerics
         How ``Exp`` and ``Div`` round: one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`.
 
-    Returns
-    -------
-    numpy.ndarray
-        ``grad * d`` computed in float32 and rounded once to the dtype of ``x``.
-
     Raises
     ------
     ValueError
@@ -397,10 +348,9 @@ def mish_backward(
             raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")
     x32, dtype = _widen(x)
     if tanhx is None:
-        with np.errstate(all="ignore"):
-            derivative = _ours_in_float32(x32, numerics)
+        derivative = dmish_ours(x32, numerics)
     else:
-        derivative = dmish_tanhx(x32, _widen(tensors["tanhx"], "tanhx")[0], numerics=numerics)
+        derivative = dmish_tanhx(x32, tensors["tanhx"], numerics)
     try:
         shape = np.broadcast_shapes(grad.shape, x.shape)
     except ValueError as error:

@@ -1,21 +1,15 @@
 """The reference oracle: correctly rounded values of Mish's gradient in any dtype.
 
-Every error figure in this project is measured against these values, so they must be
-right to the last bit. The method is Ziv's "evaluate, then prove":
+Every error figure in this project is measured against these values, so they must be right to
+the last bit. The method is Ziv's "evaluate, then prove" (notebook 02 writes it out): evaluate
+in float64, with the cancellation-free form and a rigorous error bound; the rounding to the
+target dtype is proven where the whole interval ``approx +- bound`` lies strictly between the
+midpoints around it; elsewhere (near a midpoint, near the root of d, where the terms cancel)
+mpmath at :data:`MP_DIGITS` digits decides it by exact comparison with the midpoints.
 
-1. Evaluate in float64 with the cancellation-free form and a rigorous error bound
-   ``bound`` (a generous multiple of the unit roundoff times the size of the terms).
-2. Round the float64 value to the target dtype. If the whole interval
-   ``[approx - bound, approx + bound]`` lies strictly between the two midpoints that
-   surround that rounding, the rounding is proven correct.
-3. Otherwise (near a midpoint, near the root of d where the terms cancel) evaluate
-   with mpmath at 60 significant digits and decide the rounding by exact comparison
-   with the midpoints (which are exact in float64).
-
-This avoids two traps: a float64 value rounded to bfloat16 through float32 can round
-twice, and ``float(mpf)`` is not guaranteed to round to nearest. Midpoints between two
-neighbours of a 16- or 32-bit float are exact float64 numbers, so comparing against them
-is exact.
+This avoids two traps: a float64 value rounded to bfloat16 through float32 can round twice,
+and ``float(mpf)`` is not guaranteed to round to nearest. Midpoints between neighbours of a
+16- or 32-bit float are exact float64 numbers, so comparing against them is exact.
 """
 
 from __future__ import annotations
@@ -41,24 +35,22 @@ _F64_ERROR_UNITS: Final = 64.0
 _UNIT: Final = 2.0**-53
 
 
-def _terms_float64(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two terms of ``d = t + x s (1 - t)(1 + t)`` in float64, cancellation-free."""
+def _flat_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A flat float64 copy of x, and the two terms of ``d = t + x s (1 - t)(1 + t)`` there.
+
+    In float64, cancellation-free; 0 stands in for +-inf and NaN.
+    """
+    x64 = x.astype(np.float64).ravel()
+    finite = np.where(np.isfinite(x64), x64, 0.0)
     with np.errstate(all="ignore"):
-        e = np.exp(-np.abs(x))
-        positive = x > 0
+        e = np.exp(-np.abs(finite))
+        positive = finite > 0
         numerator = np.where(positive, 1 + 2 * e, e * (2 + e))
         one_minus_numerator = np.where(positive, 2 * e * e, 2.0)
         denominator = numerator + one_minus_numerator
         t = numerator / denominator
         s = np.where(positive, 1.0, e) / (1 + e)
-        product = x * s * (one_minus_numerator / denominator) * (1 + t)
-    return t, product
-
-
-def _flat_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A flat float64 copy of x, and the terms of d there (0 stands in for +-inf and NaN)."""
-    x64 = x.astype(np.float64).ravel()
-    t, product = _terms_float64(np.where(np.isfinite(x64), x64, 0.0))
+        product = finite * s * (one_minus_numerator / denominator) * (1 + t)
     return x64, t, product
 
 
@@ -119,23 +111,12 @@ def correctly_round(
     dtype: npt.DTypeLike,
     exact: Callable[[int], mpmath.mpf],
 ) -> np.ndarray:
-    """Round true values, known as ``approx +- bound``, correctly to ``dtype``.
+    """Round true values, known as ``approx +- bound``, correctly to ``dtype``, flattened.
 
-    Parameters
-    ----------
-    approx, bound
-        Float64 approximations of the true values and absolute bounds on their error.
-    dtype
-        The target dtype (float32, float16 or bfloat16).
-    exact
-        ``exact(i)`` returns the i-th true value (flat index) as an mpmath number; it is
-        called only where the float64 interval straddles a rounding midpoint.
-
-    Returns
-    -------
-    numpy.ndarray
-        The correctly rounded values; a zero takes the sign of ``approx``.
-
+    ``approx`` and ``bound`` are float64 approximations of the true values and absolute bounds
+    on their error; ``exact(i)`` returns the i-th true value (flat index) as an mpmath number,
+    and is called only where the float64 interval straddles a rounding midpoint. A zero takes
+    the sign of ``approx``.
     """
     dtype = as_dtype(dtype)
     approx = np.asarray(approx, dtype=np.float64).ravel()
@@ -148,17 +129,6 @@ def correctly_round(
     return candidate
 
 
-def _sign_of_d(t: np.ndarray, product: np.ndarray) -> np.ndarray:
-    """The sign (+1 or -1) of d from its float64 terms.
-
-    The float64 sum has the right sign wherever it is nonzero: d only vanishes at its
-    root, which no float input hits, and near it the float64 error is far below |d|.
-    The sum is zero only where both terms underflow, for x below about -700, where the
-    true d = e^x (1 + x) + ... is negative.
-    """
-    return np.where(t + product > 0, 1.0, -1.0)
-
-
 def _output_dtype(dtype: npt.DTypeLike | None, x: np.ndarray) -> np.dtype:
     """The oracle's output dtype: ``dtype``, by default x's (each named if refused)."""
     if dtype is None:
@@ -169,6 +139,8 @@ def _output_dtype(dtype: npt.DTypeLike | None, x: np.ndarray) -> np.dtype:
 def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
     """Correctly rounded dmish/dx for every element of ``x``.
 
+    To nearest, ties to even; NaN for NaN, 1 at +inf, 0 at -inf.
+
     Parameters
     ----------
     x
@@ -177,11 +149,6 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
     dtype
         The output dtype (any spelling, :func:`~mishgrad.math.dtypes.as_dtype`); default
         ``x.dtype``.
-
-    Returns
-    -------
-    numpy.ndarray
-        d(x) rounded to nearest, ties to even; NaN for NaN, 1 at +inf, 0 at -inf.
 
     """
     return mish_backward_oracle(np.ones(1), x, dtype)
@@ -224,7 +191,10 @@ def mish_backward_oracle(
         safe_grad * derivative, bound, dtype, lambda i: g64[i] * dmish_mp(x64[i])
     )
     zero = result == 0
-    sign = np.copysign(1.0, g64) * _sign_of_d(t, product)
+    # A zero takes the sign of grad * d. The float64 sum of d's terms has d's sign wherever it
+    # is nonzero (d vanishes only at its root, which no float hits, and the error near it is
+    # far below |d|); it is zero only below x ~ -700, where d = e^x (1 + x) + ... < 0.
+    sign = np.copysign(1.0, g64) * np.where(t + product > 0, 1.0, -1.0)
     result[zero] = np.copysign(0.0, sign[zero])
     with np.errstate(invalid="ignore"):
         result[~finite] = (g64 * derivative)[~finite].astype(dtype)

@@ -2,23 +2,12 @@
 
 Each formula of :mod:`mishgrad.math.numerics` appears here as a SymPy expression in ``x``.
 A formula is *proven* equal to dmish/dx when the difference simplifies to exactly zero.
-
-How the proofs work, and why a substitution is needed
------------------------------------------------------
-``simplify`` on expressions that mix ``tanh``, ``log`` and ``exp`` is slow and may fail
-to reach zero. Every formula here is a rational function of ``x`` and ``e^x`` once
-``tanh`` is rewritten with exponentials (``tanh(u) = (e^u - e^-u)/(e^u + e^-u)``, and
-``e^{log(1 + e^x)} = 1 + e^x``). So we
-
-1. rewrite ``tanh`` in terms of ``exp``;
-2. substitute a positive symbol ``E`` for ``e^x`` (so ``e^-x -> 1/E``, ``e^2x -> E^2``);
-3. put the difference over a common denominator (``cancel``).
-
-If the numerator is the zero polynomial in the independent symbols ``x`` and ``E``, the
-identity holds for every value of ``E``, in particular for ``E = e^x``: a proof.
-
-``relu`` and ``|x|`` (in V2 and in the sign split) are not rational, so those formulas
-are proven on each sign separately, where they are.
+``simplify`` on a mix of ``tanh``, ``log`` and ``exp`` is slow and may not reach zero, so
+(notebook 01, section 5) :func:`to_rational` rewrites ``tanh`` with exponentials,
+substitutes a positive symbol ``E`` for ``e^x`` and cancels. A zero numerator, a polynomial in
+the independent symbols ``x`` and ``E``, means the identity holds for every ``E``, in
+particular for ``E = e^x``: a proof. ``relu`` and ``|x|`` (in V2 and in the sign split) are
+not rational, so those formulas are proven on each sign separately.
 """
 
 from __future__ import annotations
@@ -67,19 +56,13 @@ def difference(expr: sp.Expr) -> sp.Expr:
 def sign_change_roots(
     expr: sp.Expr, lo: float, hi: float, steps: int = 400, digits: int = 30
 ) -> list[mpmath.mpf]:
-    """Find every zero of ``expr`` (in ``x``) at which it changes sign on [lo, hi].
+    """Find every zero of ``expr`` (in ``x``) at which it changes sign on [lo, hi], in order.
 
-    The interval is scanned on ``steps`` equal subintervals; each one whose ends differ
-    in sign is refined with :func:`mpmath.findroot` (bracketing Anderson solver) at
-    ``digits`` significant digits, and a grid point where ``expr`` is exactly 0 counts
-    too. Zeros closer together than a subinterval, or without a sign change, are not
-    found: choose ``steps`` accordingly.
-
-    Returns
-    -------
-    list of mpmath.mpf
-        The zeros in increasing order.
-
+    The interval is scanned on ``steps`` equal subintervals; each one whose ends differ in sign
+    is refined with :func:`mpmath.findroot` (bracketing Anderson solver) at ``digits``
+    significant digits, and a grid point where ``expr`` is exactly 0 counts too. Zeros closer
+    together than a subinterval, or without a sign change, are not found: choose ``steps``
+    accordingly.
     """
     with mpmath.workdps(digits):
         f = sp.lambdify(x, expr, "mpmath")

@@ -22,12 +22,7 @@ from .dtypes import as_dtype, from_ordered, ordered
 Expression = Callable[[np.ndarray], np.ndarray]
 
 
-def first_true(
-    predicate: Callable[[np.ndarray], np.ndarray],
-    dtype: npt.DTypeLike,
-    lo: float,
-    hi: float,
-) -> float:
+def first_true(predicate: Expression, dtype: npt.DTypeLike, lo: float, hi: float) -> float:
     """Find the smallest x of ``dtype`` in [lo, hi] where a monotone ``predicate`` turns true.
 
     ``predicate`` must be false at ``lo`` and true at ``hi`` and switch once between
@@ -54,6 +49,3 @@ def first_true(
 def overflow_threshold(expression: Expression, dtype: npt.DTypeLike) -> float:
     """Find the smallest x of ``dtype`` at which ``expression(x)`` is +-inf (x in [0, 1e4])."""
     return first_true(lambda x: np.isinf(expression(x)), dtype, 0.0, 1e4)
-
-
-# The analytic side: where the *exact* expressions cross the dtype's limits.

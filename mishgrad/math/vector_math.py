@@ -18,9 +18,6 @@ NumPy model of the kernel can reproduce the kernel under each model. One excepti
 ``ieee`` :func:`exp` is the correctly rounded exponential (NumPy cannot call the C library's
 ``expf`` element by element), which glibc's ``expf`` matches except where its own error
 exceeds half an ulp (a fraction of a percent of inputs; both are within one ulp).
-
-``maxs``/``mins`` are ``Maxs``/``Mins``: AscendC's pages say nothing about NaN, and the twin
-propagates it under every model.
 """
 
 from __future__ import annotations
@@ -33,11 +30,8 @@ import numpy.typing as npt
 
 from .dtypes import as_input
 
-#: The numerics models of the twin's Exp and Div, in ``MishGradTwinNumerics`` order: ``ieee``
-#: (C library expf, IEEE division), ``hardware`` (faithful, either float32 neighbour of the
-#: exact value, subnormal results flushed to zero), ``adversarial`` (faithful, always the
-#: farther neighbour, flushed likewise). This module is their NumPy twin; the twin's C++ is
-#: ``kernel/twin/src/numerics.cpp``.
+#: The numerics models of the twin's Exp and Div (the module doc), in ``MishGradTwinNumerics``
+#: order; the twin's C++ is ``kernel/twin/src/numerics.cpp``.
 NUMERICS_MODELS: Final = ("ieee", "hardware", "adversarial")
 
 # exp(x) = 2^k * exp(r), r = x - k ln2 (Cody and Waite), exp(r) a Taylor polynomial of
@@ -131,24 +125,14 @@ def _exp_near_zero(x: np.ndarray, key: np.ndarray, model: str) -> np.ndarray:
 def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     """``Exp`` of the twin's vector unit under ``model``, element by element.
 
-    Parameters
-    ----------
-    x
-        float32 values (any byte order; lists are float32).
-    model
-        One of :data:`NUMERICS_MODELS`.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32, the shape of ``x``.
+    ``x`` is float32 (any byte order; lists are float32); the result is float32, its shape.
 
     Raises
     ------
     TypeError
         If ``x`` is not float32.
     ValueError
-        If ``model`` is not a numerics model.
+        If ``model`` is not one of :data:`NUMERICS_MODELS`.
 
     """
     x = _float32("x", x)
@@ -174,24 +158,15 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
 def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
     """``Div`` (``a / b``) of the twin's vector unit under ``model``, element by element.
 
-    Parameters
-    ----------
-    a, b
-        float32 values of one shape (any byte order; lists are float32).
-    model
-        One of :data:`NUMERICS_MODELS`.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32, the shape of ``a``.
+    ``a`` and ``b`` are float32 of one shape (any byte order; lists are float32); so is the
+    result.
 
     Raises
     ------
     TypeError
         If ``a`` or ``b`` is not float32.
     ValueError
-        If ``model`` is not a numerics model or the shapes differ.
+        If ``model`` is not one of :data:`NUMERICS_MODELS` or the shapes differ.
 
     """
     a, b = _float32("a", a), _float32("b", b)
@@ -207,19 +182,3 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         safe = np.where(special, 1.0, quotient)
         result = np.where(special, quotient.astype(np.float32), _pick(safe, 0.0, key, model))
     return result.astype(np.float32).reshape(a.shape)
-
-
-def maxs(x: npt.ArrayLike, scalar: float) -> np.ndarray:
-    """``Maxs`` under every model: ``x > scalar ? x : scalar``, NaN if either is NaN."""
-    return _extremum(_float32("x", x), np.float32(scalar), np.greater)
-
-
-def mins(x: npt.ArrayLike, scalar: float) -> np.ndarray:
-    """``Mins`` under every model: ``x < scalar ? x : scalar``, NaN if either is NaN."""
-    return _extremum(_float32("x", x), np.float32(scalar), np.less)
-
-
-def _extremum(x: np.ndarray, scalar: np.float32, wins: np.ufunc) -> np.ndarray:
-    # The twin's comparison, zeros' signs included; a NaN gives the default quiet NaN.
-    picked = np.where(wins(x, scalar), x, scalar)
-    return np.where(np.isnan(x) | np.isnan(scalar), np.float32(np.nan), picked).astype(np.float32)
