@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mishgrad import aclnn
+from mishgrad.kernel import operators
 from mishgrad.math import errors, oracle
 
 
@@ -60,6 +61,35 @@ def test_subnormal_edge_is_where_the_correctly_rounded_d_stops_being_normal():
     below = np.nextafter(edge, np.float32(-np.inf))
     assert abs(float(oracle.dmish_oracle(edge)[0])) >= errors.FLOAT32_TINY
     assert abs(float(oracle.dmish_oracle(below)[0])) < errors.FLOAT32_TINY
+
+
+def steep_gradient(x: np.ndarray) -> np.ndarray:
+    """Another operator's reference, falling like e^(2x): subnormal from x ~ -43.7."""
+    return np.exp(2.0 * np.asarray(x, dtype=np.float64)).astype(np.float32)
+
+
+def test_another_operators_regions_steer_the_float32_targets():
+    edge = errors.subnormal_edge(steep_gradient, -60.0, -30.0)
+    assert edge == pytest.approx(-126 * np.log(2) / 2, abs=1e-3)
+    below = np.nextafter(np.float32(edge), np.float32(-np.inf))
+    assert steep_gradient(np.array([edge]))[0] >= errors.FLOAT32_TINY
+    assert steep_gradient(np.array([below]))[0] < errors.FLOAT32_TINY
+    steep = errors.Regions((-1.30, -1.26), edge)
+    x = np.array([-1.28, -1.2, -50.0, -40.0])
+    assert list(steep.in_window(x)) == [True, False, False, False]
+    assert list(steep.subnormal(x)) == [False, False, True, False]
+    # A subnormal truth off by less than 2^-126: a relative error of 1, an absolute one too
+    # small to count. Wrong where d is normal (MishGrad's regions at x = -50), right where d is
+    # subnormal (the steep operator's).
+    truth, result = f32(*[1e-39] * 4), f32(*[2e-39] * 4)
+    assert list(errors.misses_target(x, result, truth)) == [True, True, True, True]
+    assert list(errors.misses_target(x, result, truth, steep)) == [True, True, False, True]
+    assert list(errors.failure_masks(x, result, truth, steep)["inaccurate"]) == [1, 1, 0, 1]
+
+
+def test_mishgrads_spec_carries_its_regions():
+    assert operators.MISH_GRAD.regions is errors.MISH_GRAD_REGIONS
+    assert errors.MISH_GRAD_REGIONS.window == errors.ROOT_WINDOW == (-1.25, -1.15)
 
 
 def test_mask_intervals_finds_maximal_runs():

@@ -57,6 +57,23 @@ def test_correctly_round_avoids_double_rounding_to_bfloat16():
     assert float(fixed[0]) == 1 + 2.0**-7
 
 
+@pytest.mark.parametrize(
+    ("dtype", "largest", "limit"),
+    [("float16", 65504.0, 65520.0), ("float32", 2.0**128 - 2.0**104, 2.0**128 - 2.0**103)],
+)
+def test_values_past_half_an_ulp_beyond_the_largest_round_to_infinity(dtype, largest, limit):
+    # Near the limit the float64 interval straddles it, so both paths run: the proof and the
+    # exact comparison of _round_exact.
+    values = np.array([largest, limit - limit * 2.0**-40, limit + limit * 2.0**-40, 2 * limit])
+    values = np.concatenate([values, -values])
+    for bound in (0.0, limit * 2.0**-30):
+        rounded = oracle.correctly_round(
+            values, np.full_like(values, bound), dtype, lambda i: mpmath.mpf(values[i])
+        ).astype(np.float64)
+        expected = [largest, largest, np.inf, np.inf]
+        assert list(rounded) == [*expected, *(-v for v in expected)]
+
+
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_dmish_oracle_matches_independent_mpmath_on_16bit(name):
     x = dtypes.all_values(name)[::5]

@@ -22,6 +22,7 @@ from typing import Final
 import numpy as np
 
 from mishgrad.math.dtypes import TABLE
+from mishgrad.math.errors import MISH_GRAD_REGIONS, Regions
 from mishgrad.math.oracle import mish_backward_oracle
 
 from .source import KERNEL_DIR
@@ -65,6 +66,10 @@ class OperatorSpec:
         The correctly rounded outputs for inputs given by name (None: not known): what a
         launch is judged against. The roofline's cost of any spec is
         :func:`mishgrad.evaluation.roofline.operator_cost` (:meth:`tensors_moved`).
+    regions
+        Where its float32 results are judged by absolute error: around a zero of the
+        reference and where it is subnormal (for :func:`mishgrad.math.errors.misses_target`;
+        None: not known).
 
     """
 
@@ -79,6 +84,7 @@ class OperatorSpec:
     tiling_function: str = ""
     folder: Path | None = None
     reference: Callable[..., np.ndarray] | None = field(default=None, compare=False)
+    regions: Regions | None = None
 
     def __post_init__(self) -> None:
         """Check that the tensors are the entry's and the dtypes are known.
@@ -164,4 +170,5 @@ MISH_GRAD: Final = OperatorSpec(
     library="mishgrad_twin",
     tiling_function="mishgrad_tiling",
     reference=lambda grad, x, tanhx=None: mish_backward_oracle(grad, x),  # tanhx adds nothing
+    regions=MISH_GRAD_REGIONS,
 )

@@ -4,8 +4,9 @@ The unit of error is the ULP of the *output* dtype: the distance between a resul
 correctly rounded truth, counted in representable values (see
 :func:`mishgrad.math.dtypes.ordered`). Near the root of d (x ~ -1.19243) the derivative passes
 through zero, where a method that forms d = t + p from a rounded t keeps a large *relative*
-error (:mod:`mishgrad.math.near_root`): :data:`ROOT_WINDOW` marks that band, where the float32
-relative error is also reported on its own.
+error (:mod:`mishgrad.math.near_root`). An operator's :class:`Regions` mark that band and where
+d is subnormal, where float32 is judged by absolute error (MishGrad's:
+:data:`MISH_GRAD_REGIONS`, its window :data:`ROOT_WINDOW` also reported on its own).
 
 Summaries of a whole batch of results, and the targets checked on them, are
 ``bench/error_summary.py`` (bench/ and the tests use them).
@@ -13,6 +14,8 @@ Summaries of a whole batch of results, and the targets checked on them, are
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -22,17 +25,8 @@ from .dtypes import as_floats, float32, ordered, record
 from .oracle import dmish_oracle
 from .thresholds import first_true
 
-#: x interval around the root of dmish/dx, reported on its own (and sampled densely).
-ROOT_WINDOW: Final = (-1.25, -1.15)
-
 #: The smallest normal float32, 2^-126.
 FLOAT32_TINY: Final = float(np.finfo(np.float32).tiny)
-
-#: Below this x the correctly rounded float32 d is subnormal (d ~ (1 + x) e^x < 2^-126):
-#: there only an absolute error can be asked for. Bisected between -100 and -80.
-FLOAT32_SUBNORMAL_EDGE: Final = first_true(
-    lambda x: np.abs(dmish_oracle(x)) >= FLOAT32_TINY, float32, -100.0, -80.0
-)
 
 # Each dtype's accuracy targets are in its record (mishgrad.math.dtypes.TABLE: max_ulp,
 # correctly_rounded_pct, max_rel_error). float32 also asks for an absolute error in the root
@@ -43,6 +37,63 @@ FLOAT32_MAX_ABS_ERROR_SUBNORMAL: Final = FLOAT32_TINY
 #: training activations live. Under ``ieee`` it must beat PyTorch's CPU formula (notebook 03);
 #: merely faithful Exp and Div cost every formula some of it, so the other models ask less.
 FLOAT32_WITHIN_1ULP_UNIFORM_PCT: Final = {"ieee": 92.0, "hardware": 82.0, "adversarial": 78.0}
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Where an operator's float32 results are judged by absolute rather than relative error.
+
+    Attributes
+    ----------
+    window
+        The x interval around a zero of d (inclusive): d passes through zero there, so a
+        relative error means nothing; ``window_abs_error`` is asked for instead.
+    subnormal_edge
+        Below this x the correctly rounded float32 d is subnormal (or zero):
+        :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` is asked for there (:func:`subnormal_edge`).
+    window_abs_error
+        The absolute error allowed in the window.
+
+    """
+
+    window: tuple[float, float]
+    subnormal_edge: float
+    window_abs_error: float = FLOAT32_MAX_ABS_ERROR_ROOT
+
+    def in_window(self, x: npt.ArrayLike) -> np.ndarray:
+        """True where x lies in :attr:`window`."""
+        x = np.asarray(x, dtype=np.float64)
+        return (x >= self.window[0]) & (x <= self.window[1])
+
+    def normal(self, x: npt.ArrayLike) -> np.ndarray:
+        """Where the relative-error target applies: finite x whose d is normal."""
+        x = np.asarray(x, dtype=np.float64)
+        return (x >= self.subnormal_edge) & np.isfinite(x)
+
+    def subnormal(self, x: npt.ArrayLike) -> np.ndarray:
+        """Where the correctly rounded float32 d is subnormal (or zero): x below the edge."""
+        return np.asarray(x, dtype=np.float64) < self.subnormal_edge
+
+
+def subnormal_edge(
+    reference: Callable[[np.ndarray], np.ndarray], lo: float = -100.0, hi: float = -80.0
+) -> float:
+    """The smallest float32 x in [lo, hi] whose correctly rounded ``reference`` is normal.
+
+    Bisected; ``|reference|`` must cross 2^-126 once in the interval, rising with x (the
+    gradients of Mish and SiLU fall like x·e^x as x goes to -inf).
+    """
+    return first_true(lambda x: np.abs(reference(x)) >= FLOAT32_TINY, float32, lo, hi)
+
+
+#: MishGrad's regions: the root window around x ~ -1.19243, reported on its own and sampled
+#: densely, and where its d is subnormal (d ~ (1 + x) e^x < 2^-126).
+MISH_GRAD_REGIONS: Final = Regions((-1.25, -1.15), subnormal_edge(dmish_oracle))
+ROOT_WINDOW: Final = MISH_GRAD_REGIONS.window
+FLOAT32_SUBNORMAL_EDGE: Final = MISH_GRAD_REGIONS.subnormal_edge
+in_root_window: Final = MISH_GRAD_REGIONS.in_window
+float32_rel_mask: Final = MISH_GRAD_REGIONS.normal
+float32_subnormal_mask: Final = MISH_GRAD_REGIONS.subnormal
 
 
 def result_and_truth(result: npt.ArrayLike, truth: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -70,24 +121,12 @@ def ulp_distance(result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
     return distance
 
 
-def in_root_window(x: npt.ArrayLike) -> np.ndarray:
-    """True where x lies in :data:`ROOT_WINDOW` (inclusive)."""
-    x = np.asarray(x, dtype=np.float64)
-    return (x >= ROOT_WINDOW[0]) & (x <= ROOT_WINDOW[1])
-
-
-def float32_rel_mask(x: npt.ArrayLike) -> np.ndarray:
-    """Where the float32 relative-error target applies: finite x whose d is normal."""
-    x = np.asarray(x, dtype=np.float64)
-    return (x >= FLOAT32_SUBNORMAL_EDGE) & np.isfinite(x)
-
-
-def float32_subnormal_mask(x: npt.ArrayLike) -> np.ndarray:
-    """Where the correctly rounded float32 d is subnormal (or zero): x below the edge."""
-    return np.asarray(x, dtype=np.float64) < FLOAT32_SUBNORMAL_EDGE
-
-
-def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike) -> np.ndarray:
+def misses_target(
+    x: npt.ArrayLike,
+    result: npt.ArrayLike,
+    truth: npt.ArrayLike,
+    regions: Regions = MISH_GRAD_REGIONS,
+) -> np.ndarray:
     """Return where a finite result misses the accuracy target of its dtype.
 
     float16, bfloat16
@@ -95,8 +134,9 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
         from the correctly rounded truth.
     float32
         More than its ``max_ulp`` for x >= 0; relative error above its ``max_rel_error``
-        where d is normal; absolute error above :data:`FLOAT32_MAX_ABS_ERROR_ROOT` in the root
-        window and above :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
+        where d is normal; absolute error above the window's in :attr:`Regions.window` (the
+        operator's ``regions``, MishGrad's by default) and above
+        :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` where d is subnormal.
 
     NaN and infinite results are not flagged here: :func:`failure_masks` names them.
     """
@@ -113,14 +153,17 @@ def misses_target(x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike)
         relative = np.where(both & (t64 != 0), absolute / np.abs(t64), 0.0)
     return both & (
         ((x64 >= 0) & (distance > target.max_ulp))
-        | (float32_rel_mask(x64) & (relative > target.max_rel_error))
-        | (in_root_window(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_ROOT))
-        | (float32_subnormal_mask(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_SUBNORMAL))
+        | (regions.normal(x64) & (relative > target.max_rel_error))
+        | (regions.in_window(x64) & (absolute > regions.window_abs_error))
+        | (regions.subnormal(x64) & (absolute > FLOAT32_MAX_ABS_ERROR_SUBNORMAL))
     )
 
 
 def failure_masks(
-    x: npt.ArrayLike, result: npt.ArrayLike, truth: npt.ArrayLike
+    x: npt.ArrayLike,
+    result: npt.ArrayLike,
+    truth: npt.ArrayLike,
+    regions: Regions = MISH_GRAD_REGIONS,
 ) -> dict[str, np.ndarray]:
     """Return boolean masks of the kinds of failure: ``result`` against the correct ``truth``.
 
@@ -129,7 +172,8 @@ def failure_masks(
     ``wrong sign``
         Result and truth are both nonzero and of opposite signs.
     ``inaccurate``
-        Finite, of the right sign, but beyond the dtype's target (:func:`misses_target`).
+        Finite, of the right sign, but beyond the dtype's target (:func:`misses_target`, with
+        the operator's ``regions``).
     """
     result, truth = result_and_truth(result, truth)
     r64, t64 = result.astype(np.float64), truth.astype(np.float64)
@@ -140,5 +184,5 @@ def failure_masks(
         "NaN": np.isnan(r64) & finite_truth,
         "±Inf": np.isinf(r64) & finite_truth,
         "wrong sign": wrong_sign,
-        "inaccurate": misses_target(x, result, truth) & ~wrong_sign,
+        "inaccurate": misses_target(x, result, truth, regions) & ~wrong_sign,
     }

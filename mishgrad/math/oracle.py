@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 import numpy.typing as npt
 
-from .dtypes import as_dtype, as_input, from_ordered, ordered
+from .dtypes import as_dtype, as_input, float_info, from_ordered, ordered
 
 #: Significant decimal digits of the mpmath fallback: at least 50 are needed near the root of d
 #: and for large |x| (the tests compare with 150-digit mpmath).
@@ -79,18 +79,30 @@ def tanh_softplus_mp(x: float) -> mpmath.mpf:
 
 
 def _neighbour_midpoints(candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The float64 midpoints between each candidate and its lower and upper neighbours."""
+    """The float64 midpoints between each candidate and its lower and upper neighbours.
+
+    Infinity counts as the value one ULP past the largest finite one (float16: 65536), where
+    the next binade would start: a value rounds to infinity from half an ULP past the largest
+    finite value on (float16: 65520), not from halfway to infinity.
+    """
     keys = ordered(candidate)
-    below = from_ordered(keys - 1, candidate.dtype).astype(np.float64)
-    above = from_ordered(keys + 1, candidate.dtype).astype(np.float64)
-    centre = candidate.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
+    beyond = 2.0 ** float_info(candidate.dtype).maxexp  # float16: 65536, float32: 2^128
+
+    def finite(values: np.ndarray) -> np.ndarray:
+        values = values.astype(np.float64)
+        return np.where(np.isinf(values), np.copysign(beyond, values), values)
+
+    with np.errstate(invalid="ignore"):  # past infinity the neighbour is NaN: no midpoint
+        below = finite(from_ordered(keys - 1, candidate.dtype))
+        above = finite(from_ordered(keys + 1, candidate.dtype))
+        centre = finite(candidate)
         return (below + centre) / 2, (centre + above) / 2
 
 
 def _round_exact(value: mpmath.mpf, dtype: np.dtype) -> np.generic:
     """Round an mpmath number to ``dtype``, to nearest with ties to even, exactly."""
-    key = int(ordered(np.array([float(value)]).astype(dtype))[0])
+    with np.errstate(over="ignore"):  # past the largest finite value: start from infinity
+        key = int(ordered(np.array([float(value)]).astype(dtype))[0])
     while True:
         candidate = from_ordered(np.array([key]), dtype)
         low, high = (m[0] for m in _neighbour_midpoints(candidate))
@@ -121,7 +133,8 @@ def correctly_round(
     dtype = as_dtype(dtype)
     approx = np.asarray(approx, dtype=np.float64).ravel()
     bound = np.asarray(bound, dtype=np.float64).ravel()
-    candidate = approx.astype(np.float32).astype(dtype)
+    with np.errstate(over="ignore"):  # an overflow's candidate is infinity
+        candidate = approx.astype(np.float32).astype(dtype)
     low, high = _neighbour_midpoints(candidate)
     proven = (approx - bound > low) & (approx + bound < high)
     for index in np.flatnonzero(~proven):
