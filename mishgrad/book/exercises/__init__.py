@@ -4,13 +4,8 @@ A checker takes the learner's answer (a number, a tuple, or a function the learn
 and returns a :class:`Verdict`: ``unanswered`` while the answer is still ``None``, else
 ``correct`` or ``wrong`` with a hint. A checker computes the expected answer itself, from
 parameters that no cell prints, so an answer cannot be copied from an output on screen.
-
-An answer of the wrong kind (a string where a number is asked for, a tuple of the wrong
-length, a fraction where a whole number is) is turned away by :func:`expect` before any
-comparison, with a message that says what kind of answer the exercise asks for
-(:func:`wrong_kind`) and never a hint about its content. A kernel exercise builds the learner's
-scratch copy of ``kernel/`` through :func:`call_on_copy`, which reports an edit that does not
-compile with the compiler's first error.
+An answer of the wrong kind is turned away by :func:`expect` (a function's result by
+:func:`learner_answer`) before any comparison, and never gets a hint about its content.
 
 ``tests/test_exercises.py`` feeds every checker a right answer, a wrong one, the typical
 mistake, and answers of the wrong kind.
@@ -123,22 +118,9 @@ def fits(answer: object, shape: Shape) -> bool:
 def expect(answer: object, shape: Shape, *, usage: str) -> Verdict | None:
     """The verdict that ends the check before any comparison, or None to go on.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer.
-    shape
-        What it must be: a test such as :func:`is_number`, or a tuple of tests for an answer
-        that is a tuple (a list or a 1-D array will do), one test per element.
-    usage
-        What to say to an answer of another shape: the kind asked for, never a hint.
-
-    Returns
-    -------
-    Verdict or None
-        :data:`UNANSWERED` for ``None`` (the scaffold), ``wrong_kind(usage)`` for an answer
-        not of ``shape``, else None.
-
+    :data:`UNANSWERED` for ``None`` (the scaffold); ``wrong_kind(usage)`` for an answer not of
+    ``shape`` (a test such as :func:`is_number`, or a tuple of tests, one per element of a
+    tuple, list or 1-D array); ``usage`` says what kind is asked for, never a hint.
     """
     if answer is None:
         return UNANSWERED
@@ -164,6 +146,20 @@ def call_learner(function: Callable[..., object], *args: object) -> tuple[object
         return function(*args), None
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
         return None, wrong(f"your function raised {type(error).__name__}: {error}")
+
+
+def learner_answer(
+    function: Callable[..., object], *args: object, shape: Shape, usage: str
+) -> tuple[object, Verdict | None]:
+    """Call the learner's function and :func:`expect` its result to be of ``shape``.
+
+    Returns ``(result, None)``, or ``(None, verdict)``: ``wrong`` for a function that raised
+    (:func:`call_learner`), :data:`UNANSWERED` for one still returning ``None`` (the
+    scaffold), ``wrong_kind(usage)`` for a result not of ``shape``.
+    """
+    result, verdict = call_learner(function, *args)
+    verdict = verdict if verdict is not None else expect(result, shape, usage=usage)
+    return (result, None) if verdict is None else (None, verdict)
 
 
 def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
@@ -193,22 +189,11 @@ def call_on_copy(
 ) -> tuple[Result | None, Verdict | None]:
     """Call ``function(*args, **kwargs)``, which builds the learner's scratch copy and runs it.
 
-    Parameters
-    ----------
-    scratch
-        The learner's copy: the compiler's paths inside it are shown relative to it.
-    function, args, kwargs
-        What builds and runs the copy (``scratch.run_kernel``, a worker's call, ...).
-
-    Returns
-    -------
-    tuple
-        ``(result, None)``, or ``(None, verdict)``: "your copy does not build" with the
-        compiler's first error (:func:`compiler_excerpt`) when the edit does not compile, and
-        "running your copy failed" for any other exception (a crash, a stall, a refused plan),
-        naming the files in which the copy differs from ``kernel/``: a copy made before
-        ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
-
+    Returns ``(result, None)``, or ``(None, verdict)``: "your copy does not build" with the
+    compiler's first error (:func:`compiler_excerpt`, paths relative to ``scratch``) when the
+    edit does not compile, and "running your copy failed" for any other exception (a crash, a
+    stall, a refused plan), naming the files in which the copy differs from ``kernel/``: a copy
+    made before ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
     """
     try:
         return function(*args, **kwargs), None

@@ -9,17 +9,7 @@ from typing import Final
 
 import numpy as np
 
-from . import (
-    UNANSWERED,
-    Verdict,
-    call_learner,
-    correct,
-    expect,
-    is_number,
-    is_whole_number,
-    wrong,
-    wrong_kind,
-)
+from . import Verdict, correct, expect, is_number, is_whole_number, learner_answer, wrong
 
 
 def learner_result(
@@ -29,24 +19,33 @@ def learner_result(
 ) -> tuple[np.ndarray | None, Verdict | None]:
     """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
 
-    For checkers decorated with :func:`~mishgrad.book.exercises.learner_function`, which has already
-    turned away ``None`` and non-functions. The verdict is ``UNANSWERED`` for a function still
-    returning ``None``, ``wrong`` for a function that raises, and ``wrong_kind`` for a result
+    For checkers decorated with :func:`~mishgrad.book.exercises.learner_function`. Besides
+    :func:`~mishgrad.book.exercises.learner_answer`'s verdicts, ``wrong_kind`` for a result
     whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
     """
-    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, failure = call_learner(function, x.copy())
-    if failure is not None:
-        return None, failure
-    if result is None:
-        return None, UNANSWERED
-    result = np.asarray(result)
     dtype = x.dtype if dtype is None else dtype
-    if result.dtype != dtype or result.shape != x.shape:
-        return None, wrong_kind(
-            f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one"
+
+    def fits(result: object) -> bool:
+        array = np.asarray(result)
+        return array.dtype == dtype and array.shape == x.shape
+
+    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
+        result, verdict = learner_answer(
+            function,
+            x.copy(),
+            shape=fits,
+            usage=f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one",
         )
-    return result, None
+    return (None, verdict) if verdict is not None else (np.asarray(result), None)
+
+
+def _numbers(result: object, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``result`` as float64 numbers of ``shape``, or None when it is no such numbers."""
+    try:
+        got = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return got if got.shape == shape else None
 
 
 def learner_numbers(
@@ -59,16 +58,10 @@ def learner_numbers(
     """
     copies = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in args]
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, failure = call_learner(function, *copies)
-    if failure is not None:
-        return None, failure
-    if result is None:  # the scaffold, not yet written
-        return None, UNANSWERED
-    try:
-        got = np.asarray(result, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None, wrong_kind(usage)
-    return (got, None) if got.shape == shape else (None, wrong_kind(usage))
+        result, verdict = learner_answer(
+            function, *copies, shape=lambda got: _numbers(got, shape) is not None, usage=usage
+        )
+    return (None, verdict) if verdict is not None else (_numbers(result, shape), None)
 
 
 #: What :func:`learner_float` and :func:`learner_whole_number` say by default to an answer of
@@ -111,20 +104,8 @@ def number_verdict(
 ) -> Verdict:
     """Compare the learner's number with ``expected``, a value of ``dtype``, exactly.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
-    dtype
-        The dtype the question asks for a value of.
-    expected
-        The checker's own value, a value of ``dtype``.
-    hint
-        What to say to a value of ``dtype`` other than ``expected``.
-    off_grid
-        What to say to a number between two values of ``dtype`` (such as an analytic
-        threshold before it is rounded into the grid).
-
+    ``hint`` is for a value of ``dtype`` other than ``expected``; ``off_grid`` for a number
+    between two values of ``dtype`` (such as an analytic threshold not rounded into the grid).
     """
     value, verdict = learner_float(answer)
     if verdict is not None:
@@ -143,21 +124,10 @@ def close_or_hint(
     abs_tol: float = 0.0,
     remark: str = "",
 ) -> Verdict:
-    """``correct(remark)`` when ``answer`` is a number close to ``expected``, else ``wrong``.
+    """``correct(remark)`` when ``answer`` is a number close to ``expected``, else ``wrong(hint)``.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
-    expected
-        The checker's own value.
-    hint
-        What to say when the number is not close enough (it must not give the answer away).
-    rel_tol, abs_tol
-        As in :func:`math.isclose`.
-    remark
-        What to say when it is.
-
+    Close as :func:`math.isclose` says with ``rel_tol`` and ``abs_tol``; ``hint`` must not
+    give the answer away.
     """
     value, verdict = learner_float(answer)
     if verdict is not None:

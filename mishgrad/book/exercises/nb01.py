@@ -1,9 +1,6 @@
 """Checkers for notebook 01's exercises (Mish and its gradient).
 
-Each checker computes its expected answer here, at parameters no cell of the notebook
-prints: the exact ``t`` at ``x = ln 3``, the sign-only repair of the README's formula at
-``x = ln 2``, the crossing of ``d = 1``, a learner's float64 ``d(x)`` at points of the
-checker's choosing, and the prediction for an edited scratch copy of the kernel.
+Each checker computes its expected answer here, at parameters no cell of the notebook prints.
 """
 
 from __future__ import annotations
@@ -81,12 +78,7 @@ SIGN_ONLY_ROUNDED_USAGE: Final = (
 def _expect_exact(
     answer: object, shape: Callable[[object], bool], usage: str, rounded: str
 ) -> Verdict | None:
-    """:func:`expect` for an exact value: a float is told it is rounded, anything else the kind.
-
-    A string or a formula is told what kind of answer is asked for (``usage``); a number
-    that is not exact (a float, a SymPy expression holding one) is told why it is not
-    enough (``rounded``).
-    """
+    """:func:`expect` for an exact value: a float is told it is rounded, anything else the kind."""
     if answer is not None and not shape(answer) and is_number(answer):
         return wrong_kind(rounded)
     return expect(answer, shape, usage=usage)

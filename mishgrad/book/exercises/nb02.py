@@ -19,28 +19,15 @@ from .learner import in_dtype, learner_float, learner_result, learner_whole_numb
 
 #: Seed of the float32 bit patterns ``check_to_bfloat16_bits`` rounds (not printed anywhere).
 _SEED: Final = 90210
-#: float32 bit patterns by what they test: the values whose rounding goes wrong first.
-_NAMED_BITS: Final = {
-    "signed zeros and infinities": (0x00000000, 0x80000000, 0x7F800000, 0xFF800000),
-    "FLT_MAX of both signs, rounding up to infinity": (0x7F7FFFFF, 0xFF7FFFFF),
-    "a tie above bfloat16's largest value (odd: up to inf), and just below it": (
-        0x7F7F8000,
-        0x7F7F7FFF,
-    ),
-    "subnormals: the smallest, the largest, two ties": (
-        0x00000001,
-        0x807FFFFF,
-        0x00008000,
-        0x00018000,
-    ),
-    "ties to even (down, up) and carries up a binade": (
-        0x3F808000,
-        0x3F818000,
-        0x3F80FFFF,
-        0x3FFFFFFF,
-    ),
-    "quiet and signaling NaNs": (0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FFFFFFF),
-}
+#: float32 bit patterns of the values whose rounding goes wrong first.
+_NAMED_BITS: Final = (
+    *(0x00000000, 0x80000000, 0x7F800000, 0xFF800000),  # signed zeros and infinities
+    *(0x7F7FFFFF, 0xFF7FFFFF),  # FLT_MAX of both signs, rounding up to infinity
+    *(0x7F7F8000, 0x7F7F7FFF),  # a tie above bfloat16's largest value (odd: up to inf), below it
+    *(0x00000001, 0x807FFFFF, 0x00008000, 0x00018000),  # subnormals: smallest, largest, two ties
+    *(0x3F808000, 0x3F818000, 0x3F80FFFF, 0x3FFFFFFF),  # ties to even (down, up), binade carries
+    *(0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FFFFFFF),  # quiet and signaling NaNs
+)
 
 
 def _bfloat16_probe() -> np.ndarray:
@@ -54,7 +41,7 @@ def _bfloat16_probe() -> np.ndarray:
     lower = np.array([0x8000, 0x7FFF, 0x8001], dtype=np.uint32)
     near_ties = (kept[:, None] | lower).ravel()
     subnormals = draw(23, 300) | (draw(1, 300) << np.uint32(31))
-    named = np.array([b for group in _NAMED_BITS.values() for b in group], dtype=np.uint32)
+    named = np.array(_NAMED_BITS, dtype=np.uint32)
     return np.concatenate([draw(32, 4000), near_ties, subnormals, named])
 
 

@@ -69,29 +69,19 @@ def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> 
     return correct(f"your split agrees with v1's on all {len(V1_SPLIT_CASES)} inputs tried")
 
 
-def expected_small_chip_tile() -> int:
-    """The reference answer of exercise 2."""
-    reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
-    return tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
-
-
 def check_small_chip_tile(answer: object) -> Verdict:
     """Exercise 2: the tile length of float16 without tanhx on the 128 KiB chip."""
     value, verdict = learner_whole_number(answer, usage="answer with a whole number of elements")
     if verdict is not None:
         return verdict
+    reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
+    expected = tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
     return equal_or_hint(
         value,
-        expected_small_chip_tile(),
+        expected,
         "the limit is the physical UB less Select's 8 KB scratch area; divide it by the "
         "bytes per element of the 16-bit, no-tanhx column and round down to a multiple of 256",
     )
-
-
-def expected_edit_tile() -> int:
-    """The reference answer of exercise 3: the tile when Select's scratch is counted as 0."""
-    chip = platforms.platform(EDIT_PLATFORM)
-    return tiling.max_tile_length(4, False, chip.ub_bytes, select_scratch=False)
 
 
 def check_scratch_edit(answer: object, scratch: ScratchKernel) -> Verdict:
@@ -112,7 +102,7 @@ def check_scratch_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     if failed is not None:
         return failed
     tile = planned.tileLength  # type: ignore[union-attr]
-    if tile != expected_edit_tile():
+    if tile != tiling.max_tile_length(4, False, chip.ub_bytes, select_scratch=False):
         return wrong(
             f"your copy's C++ tiling plans {tile} elements: set "
             "kSelectScratchBytes to 0 (and nothing else) in the copy, save, and run again"

@@ -24,6 +24,7 @@ from . import (
     call_learner,
     call_on_copy,
     correct,
+    learner_answer,
     learner_function,
     wrong,
     wrong_kind,
@@ -158,15 +159,16 @@ TAIL_CASES = tuple(
 def check_tail(function: Callable[..., object] | None) -> Verdict:
     """Exercise 3: ``f(length, itemsize) -> (copy op, bytes it moves, Compute's count)``."""
     for length, itemsize in TAIL_CASES:
-        result, failure = call_learner(function, length, itemsize)
+        result, failure = learner_answer(
+            function,
+            length,
+            itemsize,
+            shape=lambda got: isinstance(got, tuple | list) and len(got) == 3,
+            usage="return a tuple (copy, bytes moved, Compute's count)",
+        )
         if failure is not None:
             return failure
-        if result is None:
-            return UNANSWERED
-        if not isinstance(result, tuple | list) or len(result) != 3:
-            return wrong_kind("return a tuple (copy, bytes moved, Compute's count)")
-        expected = _expected_tail(length, itemsize)
-        if tuple(result) != expected:
+        if tuple(result) != _expected_tail(length, itemsize):  # type: ignore[arg-type]
             return wrong(
                 f"for a tail of length {length}, in {itemsize}-byte elements, your function "
                 f"returns {result!r}. Which length must be a multiple of 32: elements or bytes? "

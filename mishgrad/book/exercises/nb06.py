@@ -21,6 +21,7 @@ from . import (
     fits,
     is_number,
     is_whole_number,
+    learner_answer,
     learner_function,
     wrong,
     wrong_kind,
@@ -52,13 +53,15 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     for _ in range(40):
         stages = tuple(int(v) for v in rng.integers(1, 200, 3))
         buffers = int(rng.integers(1, 6))
-        got, failed = call_learner(function, *stages, buffers)
+        got, failed = learner_answer(
+            function,
+            *stages,
+            buffers,
+            shape=is_number,
+            usage="return the period, a number of cycles",
+        )
         if failed is not None:
             return failed
-        if got is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not is_number(got):
-            return wrong_kind("return the period, a number of cycles")
         expected = _measured_period(stages, buffers)  # type: ignore[arg-type]
         if abs(float(got) - expected) > 1e-6:  # type: ignore[arg-type]
             return wrong(

@@ -16,14 +16,12 @@ import numpy as np
 from mishgrad.kernel.scratch import ScratchKernel
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
     correct,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 from .learner import learner_whole_number
 
@@ -103,13 +101,14 @@ def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
     rng = np.random.default_rng(_RNG_SEED + 2)
     for _ in range(30):
         tensor, desc, addr, position, dump_size = _encode_case(rng)
-        got, failed = call_learner(function, tensor.copy(), desc, addr, position, dump_size)
+        got, failed = learner_answer(
+            function,
+            *(tensor.copy(), desc, addr, position, dump_size),
+            shape=lambda got: isinstance(got, str),
+            usage="return the record as a str: the header line, then the values",
+        )
         if failed is not None:
             return failed
-        if got is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not isinstance(got, str):
-            return wrong_kind("return the record as a str: the header line, then the values")
         expected = encode_dump(tensor, desc, addr, position, dump_size)
         if got.rstrip("\n") != expected.rstrip("\n"):
             return wrong(

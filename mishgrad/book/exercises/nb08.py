@@ -18,18 +18,16 @@ from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
     correct,
     equal_or_hint,
     expect,
     is_boolean,
     is_whole_number,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 
 #: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
@@ -74,13 +72,14 @@ def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Ve
     with aclnn.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
-            got, failed = call_learner(learner, *specs)
+            got, failed = learner_answer(
+                learner,
+                *specs,
+                shape=is_whole_number,
+                usage="return the status code, a whole number",
+            )
             if failed is not None:
                 return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got):
-                return wrong_kind("return the status code, a whole number")
             if got != expected:
                 return wrong(
                     f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
@@ -124,13 +123,14 @@ def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> V
     """
     with aclnn.Session("twin") as session:
         for budget, dtypes in BUDGET_CASES:
-            got, failed = call_learner(learner, budget, *dtypes)
+            got, failed = learner_answer(
+                learner,
+                *(budget, *dtypes),
+                shape=lambda got: is_whole_number(got) and got >= 0,  # type: ignore[operator]
+                usage="return a whole number of elements (0 or more)",
+            )
             if failed is not None:
                 return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got) or got < 0:  # type: ignore[operator]
-                return wrong_kind("return a whole number of elements (0 or more)")
             n = int(got)
             fits = _workspace(session, n, dtypes) <= budget
             if not fits or _workspace(session, n + 1, dtypes) <= budget:

@@ -17,15 +17,13 @@ from mishgrad.kernel.platforms import Platform
 from mishgrad.kernel.scratch import ScratchKernel
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
     correct,
     is_number,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 from .learner import close_or_hint, learner_float
 
@@ -80,13 +78,14 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
     rng = np.random.default_rng(1010)
     for _ in range(40):
         case = _roofline_case(rng)
-        result, failure = call_learner(function, *case[:3], dict(case[3]), dict(case[4]), *case[5:])
+        result, failure = learner_answer(
+            function,
+            *(*case[:3], dict(case[3]), dict(case[4]), *case[5:]),
+            shape=is_number,
+            usage="return the time in seconds, a number",
+        )
         if failure is not None:
             return failure
-        if result is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not is_number(result):
-            return wrong_kind("return the time in seconds, a number")
         expected = reference_seconds(*case)
         if not math.isclose(float(result), expected, rel_tol=1e-9):  # type: ignore[arg-type]
             n, dtype_size, has_tanhx = case[:3]
