@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -36,6 +36,9 @@ from mishgrad.math.dtypes import DTYPES, as_dtype
 from .i18n import translate
 from .notebook_display import localize_figure
 from .report import table
+
+#: Where the figures put their legends: beside the axes, on the right.
+LEGEND_BESIDE: Final = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "fontsize": 8}
 
 # The UB budget
 
@@ -98,7 +101,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
         plt.Line2D([], [], color="black", lw=2.0, label="row's limit"),
         plt.Line2D([], [], color="0.3", lw=1.0, ls="--", label="end of UB"),
     ]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.legend(handles=handles, **LEGEND_BESIDE)
     ax.set_yticks(range(rows), [case[0] for case in BUDGET_CASES][::-1])
     ax.set_ylim(-0.6, rows - 0.1)
     ax.set_xlim(0, chip.ub_bytes / kib * 1.02)
@@ -113,11 +116,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
 # The core split
 
 #: Colour of each kind of core in :func:`core_split`.
-CORE_COLORS: Final[dict[str, str]] = {
-    "big": "tab:blue",
-    "small": "tab:green",
-    "last": "tab:purple",
-}
+CORE_COLORS: Final[dict[str, str]] = {"big": "tab:blue", "small": "tab:green", "last": "tab:purple"}
 TAIL_COLOR: Final = "tab:orange"
 #: Above this many tiles per core, tile boundaries are not drawn (they would be a solid fill).
 MAX_DRAWN_TILES: Final = 200
@@ -172,15 +171,17 @@ def plan_table(plan: tiling.TilingPlan) -> Markdown:
     return table(rows, headers)
 
 
-def _kind_of(plan: tiling.TilingPlan, core: int) -> str:
+def core_kind(plan: tiling.TilingPlan, core: int) -> str:
+    """``"big"``, ``"small"`` or ``"last"``: the kind of core ``core`` in ``plan``."""
     if core == plan.blockDim - 1:
         return "last"
     return "big" if core < plan.bigCoreNum else "small"
 
 
-def _legend_handles(kinds: Sequence[str]) -> list[Patch]:
-    handles = [Patch(color=CORE_COLORS[k], label=f"{k} core") for k in kinds]
-    handles.append(Patch(facecolor="white", hatch="///", ec=TAIL_COLOR, label="tail tile"))
+def legend_handles(kinds: Iterable[str]) -> list[Patch]:
+    """A legend of these kinds of core (:data:`CORE_COLORS`) and of the tail tile."""
+    handles = [Patch(color=CORE_COLORS[k], label=translate(f"{k} core")) for k in kinds]
+    handles.append(Patch(fc="white", hatch="///", ec=TAIL_COLOR, label=translate("tail tile")))
     return handles
 
 
@@ -205,7 +206,7 @@ def core_split(
     boundaries = []
     by_kind = {kind.kind: kind for kind in core_kinds(plan)}
     for core, (_, length) in enumerate(slices):
-        kind = by_kind[_kind_of(plan, core)]
+        kind = by_kind[core_kind(plan, core)]
         ax.barh(core, length, height=0.8, color=CORE_COLORS[kind.kind], lw=0)
         if kind.tail < tile:
             full = (kind.tiles - 1) * tile
@@ -237,12 +238,7 @@ def core_split(
     ax.set_ylabel("core (blockIdx)")
     ax.grid(axis="y", visible=False)
     if legend:
-        ax.legend(
-            handles=_legend_handles(list(by_kind)),
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
-            fontsize=8,
-        )
+        ax.legend(handles=legend_handles(by_kind), **LEGEND_BESIDE)
     ax.set_title(title or f"n = {plan.totalLength}: {plan.blockDim} cores, tile {tile}", fontsize=9)
     return figure
 
