@@ -1,17 +1,10 @@
 """Figures, tables and an explorer for the tiling notebook (notebook 04).
 
-Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan.
-
-- :func:`budget_bars` stacks the kernel's UB buffers per dtype and branch against the
-  platform's UB, its reserved bytes and Select's scratch area;
-- :func:`core_split` draws each vector core's slice as a bar cut into tiles, with the tail
-  tile marked;
-- :func:`plan_table` summarises a plan by kind of core (big, small, last);
-- :func:`split_explorer` is an ipywidgets panel (length, dtype, tanhx, platform) that redraws
-  the split; its output goes into widget state only, so a notebook stays deterministic.
-
-Figure functions create their figure, draw, and return it without showing it; the notebook
-cell ends with ``plt.show()``.
+Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan:
+the UB budget (:func:`budget_bars`), the split into cores and tiles (:func:`core_split`,
+:func:`plan_table`) and an explorer of the split (:func:`split_explorer`). Figure functions
+create their figure (or draw into ``ax``) and return it without showing it; the notebook cell
+ends with ``plt.show()``.
 """
 
 from __future__ import annotations
@@ -59,6 +52,14 @@ BUDGET_CASES: Final[tuple[tuple[str, int, bool], ...]] = (
 )
 
 
+def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """``ax`` and its figure; without ``ax``, a new figure of ``figsize`` with one axes."""
+    if ax is not None:
+        return ax.get_figure(), ax
+    figure = plt.figure(figsize=figsize)
+    return figure, figure.add_subplot()
+
+
 def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figure:
     """Draw the kernel's UB buffers for each row of :data:`BUDGET_CASES` on one platform.
 
@@ -67,11 +68,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     and the bytes used beside it. The shaded band is Select's tensor-mode scratch area.
     """
     chip = platform(on)
-    if ax is None:
-        figure = plt.figure(figsize=(9.0, 3.4))
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
+    figure, ax = _figure_and_axes(ax, (9.0, 3.4))
     kib = 1024.0
     rows = len(BUDGET_CASES)
     for row, (_label, size, has_tanhx) in enumerate(BUDGET_CASES):
@@ -135,15 +132,10 @@ class CoreKind:
 
 def core_kinds(plan: tiling.TilingPlan) -> list[CoreKind]:
     """The big, small and last cores of ``plan`` (kinds with no core are left out)."""
+    small = plan.blockDim - plan.bigCoreNum - 1
     kinds = [
         CoreKind("big", plan.bigCoreNum, plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength),
-        CoreKind(
-            "small",
-            plan.blockDim - plan.bigCoreNum - 1,
-            plan.smallCoreLength,
-            plan.smallTileNum,
-            plan.smallTailLength,
-        ),
+        CoreKind("small", small, plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength),
         CoreKind("last", 1, plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength),
     ]
     return [kind for kind in kinds if kind.cores > 0]
@@ -196,11 +188,7 @@ def core_split(
     and a tail tile shorter than the tile length is hatched orange. The row of core ``i``
     is drawn at ``y = i`` from the top.
     """
-    if ax is None:
-        figure = plt.figure(figsize=(8.0, 3.6))
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
+    figure, ax = _figure_and_axes(ax, (8.0, 3.6))
     tile = plan.tileLength
     slices = plan.core_slices()
     boundaries = []
@@ -210,16 +198,8 @@ def core_split(
         ax.barh(core, length, height=0.8, color=CORE_COLORS[kind.kind], lw=0)
         if kind.tail < tile:
             full = (kind.tiles - 1) * tile
-            ax.barh(
-                core,
-                length - full,
-                left=full,
-                height=0.8,
-                fill=False,
-                hatch="///",
-                ec=TAIL_COLOR,
-                lw=0,
-            )
+            tail = {"fill": False, "hatch": "///", "ec": TAIL_COLOR, "lw": 0}
+            ax.barh(core, length - full, left=full, height=0.8, **tail)
         if kind.tiles <= MAX_DRAWN_TILES:
             boundaries += [
                 [(k * tile, core - 0.4), (k * tile, core + 0.4)] for k in range(1, kind.tiles)
@@ -246,23 +226,20 @@ def core_split(
 # The explorer
 
 
+def _output(data: dict[str, str]) -> dict:
+    """A Jupyter ``display_data`` output of ``data`` (by MIME type)."""
+    return {"output_type": "display_data", "data": data, "metadata": {}}
+
+
 def _png_output(figure: Figure) -> dict:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return {
-        "output_type": "display_data",
-        "data": {"image/png": data, "text/plain": "<Figure>"},
-        "metadata": {},
-    }
+    return _output({"image/png": data, "text/plain": "<Figure>"})
 
 
 def _markdown_output(markdown: str) -> dict:
-    return {
-        "output_type": "display_data",
-        "data": {"text/markdown": markdown, "text/plain": markdown},
-        "metadata": {},
-    }
+    return _output({"text/markdown": markdown, "text/plain": markdown})
 
 
 def explorer_outputs(n: int, dtype: str, has_tanhx: bool, on: str) -> tuple[dict, ...]:
