@@ -1,4 +1,8 @@
-"""Reading a learner's answer: a function called on an array, or a number, checked for its kind."""
+"""Reading a learner's answer: a function called on an array, or a number, checked for its kind.
+
+Each reader returns the answer, or raises the :class:`~mishgrad.book.exercises.EarlyVerdict`
+that ends the check (a decorated checker returns it).
+"""
 
 from __future__ import annotations
 
@@ -16,27 +20,26 @@ def learner_result(
     function: Callable[[np.ndarray], object],
     x: np.ndarray,
     dtype: np.dtype | None = None,
-) -> tuple[np.ndarray | None, Verdict | None]:
-    """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
+) -> np.ndarray:
+    """Call ``function`` on a copy of ``x``; return its array.
 
-    For checkers decorated with :func:`~mishgrad.book.exercises.learner_function`. Besides
-    :func:`~mishgrad.book.exercises.learner_answer`'s verdicts, ``wrong_kind`` for a result
-    whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
+    Besides :func:`~mishgrad.book.exercises.learner_answer`'s verdicts, ``wrong_kind`` for a
+    result whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
     """
     dtype = x.dtype if dtype is None else dtype
 
-    def fits(result: object) -> bool:
+    def of_kind(result: object) -> bool:
         array = np.asarray(result)
         return array.dtype == dtype and array.shape == x.shape
 
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, verdict = learner_answer(
+        result = learner_answer(
             function,
             x.copy(),
-            shape=fits,
+            shape=of_kind,
             usage=f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one",
         )
-    return (None, verdict) if verdict is not None else (np.asarray(result), None)
+    return np.asarray(result)
 
 
 def _numbers(result: object, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -50,18 +53,18 @@ def _numbers(result: object, shape: tuple[int, ...]) -> np.ndarray | None:
 
 def learner_numbers(
     function: Callable[..., object], *args: object, shape: tuple[int, ...], usage: str
-) -> tuple[np.ndarray | None, Verdict | None]:
-    """Call ``function(*args)`` (arrays copied); return its numbers in float64, or the verdict.
+) -> np.ndarray:
+    """Call ``function(*args)`` (arrays copied); return its numbers in float64.
 
     Like :func:`learner_result`, for a function of several arguments whose result is compared
     as numbers of any float dtype: ``wrong_kind(usage)`` when it is not numbers of ``shape``.
     """
     copies = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in args]
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, verdict = learner_answer(
+        result = learner_answer(
             function, *copies, shape=lambda got: _numbers(got, shape) is not None, usage=usage
         )
-    return (None, verdict) if verdict is not None else (_numbers(result, shape), None)
+    return _numbers(result, shape)  # type: ignore[return-value]
 
 
 #: What :func:`learner_float` and :func:`learner_whole_number` say by default to an answer of
@@ -70,27 +73,22 @@ NUMBER_USAGE: Final = "answer with a number"
 WHOLE_NUMBER_USAGE: Final = "answer with a whole number"
 
 
-def learner_float(answer: object, usage: str = NUMBER_USAGE) -> tuple[float | None, Verdict | None]:
-    """The learner's number as a Python float, or the verdict that ends the check.
+def learner_float(answer: object, usage: str = NUMBER_USAGE) -> float:
+    """The learner's number as a Python float; anything but one real number is the wrong kind.
 
-    ``None`` is ``UNANSWERED``; anything but one real number is ``wrong_kind(usage)``.
     Numbers go through Python's ``float`` first: ml_dtypes' constructors are not safe on
     arbitrary objects.
     """
-    verdict = expect(answer, is_number, usage=usage)
-    return (None, verdict) if verdict is not None else (float(answer), None)  # type: ignore[arg-type]
+    expect(answer, is_number, usage=usage)
+    return float(answer)  # type: ignore[arg-type]
 
 
-def learner_whole_number(
-    answer: object, usage: str = WHOLE_NUMBER_USAGE
-) -> tuple[int | None, Verdict | None]:
-    """The learner's whole number as a Python int (``1274.0`` is 1274), or the ending verdict."""
-    verdict = expect(answer, is_whole_number, usage=usage)
-    if verdict is not None:
-        return None, verdict
+def learner_whole_number(answer: object, usage: str = WHOLE_NUMBER_USAGE) -> int:
+    """The learner's whole number as a Python int (``1274.0`` is 1274)."""
+    expect(answer, is_whole_number, usage=usage)
     if isinstance(answer, numbers.Integral):
-        return int(answer), None
-    return int(float(answer)), None  # type: ignore[arg-type]
+        return int(answer)
+    return int(float(answer))  # type: ignore[arg-type]
 
 
 def in_dtype(value: float, dtype: np.dtype) -> bool:
@@ -107,10 +105,8 @@ def number_verdict(
     ``hint`` is for a value of ``dtype`` other than ``expected``; ``off_grid`` for a number
     between two values of ``dtype`` (such as an analytic threshold not rounded into the grid).
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    if not in_dtype(value, dtype):  # type: ignore[arg-type]
+    value = learner_float(answer)
+    if not in_dtype(value, dtype):
         return wrong(off_grid)
     return correct() if value == expected else wrong(hint)
 
@@ -129,8 +125,5 @@ def close_or_hint(
     Close as :func:`math.isclose` says with ``rel_tol`` and ``abs_tol``; ``hint`` must not
     give the answer away.
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    ok = math.isclose(value, expected, rel_tol=rel_tol, abs_tol=abs_tol)  # type: ignore[arg-type]
+    ok = math.isclose(learner_float(answer), expected, rel_tol=rel_tol, abs_tol=abs_tol)
     return correct(remark) if ok else wrong(hint)

@@ -14,7 +14,7 @@ import numpy as np
 
 from mishgrad.math import dtypes, thresholds
 
-from . import Verdict, correct, equal_or_hint, learner_function, wrong
+from . import Verdict, checker, correct, equal_or_hint, learner_function, wrong
 from .learner import in_dtype, learner_float, learner_result, learner_whole_number
 
 #: Seed of the float32 bit patterns ``check_to_bfloat16_bits`` rounds (not printed anywhere).
@@ -80,9 +80,7 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     Compared bit for bit with ml_dtypes' conversion; for a NaN input any quiet NaN is right.
     """
     bits = _bfloat16_probe()
-    result, verdict = learner_result(function, bits, np.dtype(np.uint16))
-    if verdict is not None:
-        return verdict
+    result = learner_result(function, bits, np.dtype(np.uint16))
     with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN
         expected = bits.view(np.float32).astype(dtypes.bfloat16).view(np.uint16)
     nan = np.isnan(bits.view(np.float32))
@@ -114,6 +112,7 @@ def _power(x: np.ndarray) -> np.ndarray:
     return np.exp(x) ** POWER
 
 
+@checker
 def check_exp_power(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(x) ** 100`` overflows in float16 arithmetic.
 
@@ -122,10 +121,8 @@ def check_exp_power(answer: object) -> Verdict:
     answers that forget that np.exp(x) is rounded: a hint says on which side of the threshold
     an answer is.
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    if not in_dtype(value, dtypes.float16):  # type: ignore[arg-type]
+    value = learner_float(answer)
+    if not in_dtype(value, dtypes.float16):
         return wrong(
             "your x is not a float16 value, and in float16 arithmetic x is one: from which "
             f"float16 value on does np.exp(x) ** {POWER} overflow? {_POWER_HINT}"
@@ -146,11 +143,10 @@ def check_exp_power(answer: object) -> Verdict:
     )
 
 
+@checker
 def check_bfloat16_count(answer: object) -> Verdict:
     """How many bfloat16 values x satisfy 1 <= x < 1000."""
-    value, verdict = learner_whole_number(answer)
-    if verdict is not None:
-        return verdict
+    value = learner_whole_number(answer)
     ends = dtypes.ordered(np.array([1.0, 1000.0], dtype=dtypes.bfloat16))
     expected = int(ends[1] - ends[0])  # 1000 is a bfloat16 value: count the keys below it
     return equal_or_hint(

@@ -19,6 +19,7 @@ from mishgrad.kernel.scratch import ScratchKernel
 from . import (
     Verdict,
     call_on_copy,
+    checker,
     correct,
     is_number,
     learner_answer,
@@ -78,14 +79,12 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
     rng = np.random.default_rng(1010)
     for _ in range(40):
         case = _roofline_case(rng)
-        result, failure = learner_answer(
+        result = learner_answer(
             function,
             *(*case[:3], dict(case[3]), dict(case[4]), *case[5:]),
             shape=is_number,
             usage="return the time in seconds, a number",
         )
-        if failure is not None:
-            return failure
         expected = reference_seconds(*case)
         if not math.isclose(float(result), expected, rel_tol=1e-9):  # type: ignore[arg-type]
             n, dtype_size, has_tanhx = case[:3]
@@ -106,20 +105,15 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
 EDIT_CYCLES_PER_REPEAT = 3.0
 
 
+@checker
 def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verdict:
     """Vector cycles per element on one core that the learner's added instructions cost."""
-    value, verdict = learner_float(answer, usage="answer with a number: cycles per element")
-    if verdict is not None:
-        return verdict
+    value = learner_float(answer, usage="answer with a number: cycles per element")
     if not scratch.edited():
         return wrong(f"edit op_kernel/mish_grad.h in {scratch} first (kernel/ stays as it is)")
     before = roofline.measure_cost("float32", False).instruction_count
-    cost, failed = call_on_copy(
-        scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path
-    )
-    if failed is not None:
-        return failed
-    after = cost.instruction_count  # type: ignore[union-attr]
+    cost = call_on_copy(scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path)
+    after = cost.instruction_count
     if after <= before:
         return wrong("your copy runs no more vector instructions than kernel/: add one")
     expected = (after - before) * EDIT_CYCLES_PER_REPEAT / roofline.ELEMENTS_PER_REPEAT
@@ -135,11 +129,10 @@ def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verd
 _RIDGE_CHIP, _RIDGE_CLOCK = "910B3", 1.5e9
 
 
+@checker
 def check_v1_ridge(answer: object) -> Verdict:
     """v1's ridge bandwidth in TB/s (two decimals) on the 910B3 at 1.5 GHz."""
-    value, verdict = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
-    if verdict is not None:
-        return verdict
+    value = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
     cost = roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False)
     line = roofline.Roofline.for_chip(_RIDGE_CHIP, clock_hz=_RIDGE_CLOCK)
     expected = line.ridge_bandwidth(cost) / 1e12
