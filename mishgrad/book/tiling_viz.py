@@ -43,6 +43,8 @@ BUFFER_KIND_COLORS: Final[dict[str, str]] = {
     "temp": "tab:orange",
     "mask": "tab:purple",
 }
+#: The style of the numbers :func:`budget_bars` writes above each row.
+_NOTE: Final = {"fontsize": 7.5, "va": "bottom"}
 #: The dtype sizes and branches :func:`budget_bars` draws, with their row labels.
 BUDGET_CASES: Final[tuple[tuple[str, int, bool], ...]] = (
     ("float32, no tanhx", 4, False),
@@ -82,13 +84,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
             offset += width
         limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
         ax.plot([limit / kib] * 2, [y - 0.4, y + 0.4], color="black", lw=2.0)
-        ax.text(
-            2.0,
-            y + 0.42,
-            f"tile {tile} elements: {offset} B used, limit {limit} B",
-            fontsize=7.5,
-            va="bottom",
-        )
+        ax.text(2.0, y + 0.42, f"tile {tile} elements: {offset} B used, limit {limit} B", **_NOTE)
     scratch = chip.select_scratch_begin
     ax.axvspan(scratch / kib, chip.ub_bytes / kib, color="tab:red", alpha=0.15, hatch="//", lw=0)
     ax.axvline(chip.ub_bytes / kib, color="0.3", lw=1.0, ls="--")
@@ -147,17 +143,9 @@ def plan_table(plan: tiling.TilingPlan) -> Markdown:
     for kind in core_kinds(plan):
         last_core = first_core + kind.cores - 1
         end = first_element + kind.cores * kind.length
-        rows.append(
-            [
-                kind.kind,
-                kind.cores,
-                str(first_core) if kind.cores == 1 else f"{first_core}-{last_core}",
-                kind.length,
-                kind.tiles,
-                kind.tail,
-                f"[{first_element}, {end})",
-            ]
-        )
+        cores = str(first_core) if kind.cores == 1 else f"{first_core}-{last_core}"
+        span = f"[{first_element}, {end})"
+        rows.append([kind.kind, kind.cores, cores, kind.length, kind.tiles, kind.tail, span])
         first_core, first_element = last_core + 1, end
     headers = ["core kind", "cores", "blockIdx", "elements each", "tiles each", "tail", "elements"]
     return table(rows, headers)

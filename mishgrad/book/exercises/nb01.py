@@ -1,7 +1,4 @@
-"""Checkers for notebook 01's exercises (Mish and its gradient).
-
-Each checker computes its expected answer here, at parameters no cell of the notebook prints.
-"""
+"""Checkers for notebook 01's exercises (Mish and its gradient)."""
 
 from __future__ import annotations
 

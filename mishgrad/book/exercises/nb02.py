@@ -1,9 +1,4 @@
-"""Checkers for notebook 02 (floats, ULPs and overflow).
-
-Every expected answer is computed here from parameters the notebook does not print: the
-float32 bit patterns a learner's ``to_bfloat16_bits`` rounds are drawn with a seed of this
-module's own, beside named edge cases.
-"""
+"""Checkers for notebook 02 (floats, ULPs and overflow)."""
 
 from __future__ import annotations
 

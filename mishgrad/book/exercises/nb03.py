@@ -1,8 +1,4 @@
-"""Checkers for notebook 03 (where the formulas break).
-
-The inputs a learner's ``b1_float16`` is called on come from this module's own range and
-seed; no cell prints them.
-"""
+"""Checkers for notebook 03 (where the formulas break)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Checkers for notebook 05's exercises (the AscendC kernel).
-
-Each checker computes its expected answer here, from inputs no cell of the notebook prints:
-the accuracy near the zero of d of a scratch copy of the kernel whose root window the learner
-deleted, a learner's NumPy transcription of ``DerivativeFromTanhx`` run on inputs of the
-checker's choosing beside the kernel's tanhx branch, and a learner's rule for moving and
-computing a tile's tail, called at lengths of the checker's choosing.
-"""
+"""Checkers for notebook 05's exercises (the AscendC kernel)."""
 
 from __future__ import annotations
 

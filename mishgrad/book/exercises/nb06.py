@@ -1,8 +1,4 @@
-"""Checkers for notebook 06 (the pipeline and the Unified Buffer).
-
-Each checker draws its own cases (tile timings, buffer counts, sequences of AllocTensor,
-EnQue, DeQue and FreeTensor calls) with a fixed seed, none of them printed by the notebook.
-"""
+"""Checkers for notebook 06 (the pipeline and the Unified Buffer)."""
 
 from __future__ import annotations
 

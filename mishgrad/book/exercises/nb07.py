@@ -1,8 +1,4 @@
-"""Checkers for notebook 07 (debugging a kernel).
-
-Each checker draws its own cases (tensors to dump, kernel inputs) with a fixed seed, none of
-them printed by the notebook.
-"""
+"""Checkers for notebook 07 (debugging a kernel)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Checkers for notebook 09: broadcasting, views, and the twin's self-overlap rule.
-
-The shape and stride checkers compare the learner's function with NumPy on shapes of their
-own; the overlap checker asks the twin's phase 1. No case is printed in the notebook.
-"""
+"""Checkers for notebook 09: broadcasting and views (against NumPy), the twin's overlap rule."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Checkers for notebook 10 (CANN's precision standard).
-
-MARE's allowance in ULPs (write code), the smallest float16 golden value at which a two-ULP
-error passes, and how large a float16 test must be to reach the stretch where a t + p form
-fails.
-"""
+"""Checkers for notebook 10 (CANN's precision standard)."""
 
 from __future__ import annotations
 

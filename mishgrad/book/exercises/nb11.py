@@ -1,8 +1,4 @@
-"""Checkers for notebook 11 (the NPU's arithmetic).
-
-The vector unit's ``Div`` under the twin's ``adversarial`` numerics model, written by the
-learner in NumPy (write code).
-"""
+"""Checkers for notebook 11 (the NPU's arithmetic): ``Div`` under the ``adversarial`` model."""
 
 from __future__ import annotations
 

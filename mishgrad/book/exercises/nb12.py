@@ -1,8 +1,4 @@
-"""Checkers for notebook 12 (performance).
-
-The roofline time of an instruction mix with per-op cycles (write code), the cost of one more
-vector instruction in a scratch copy of the kernel (kernel edit), and v1's ridge bandwidth.
-"""
+"""Checkers for notebook 12 (performance)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Checkers for notebook 13's exercises (shipping MishGrad to ops-nn).
+"""Checkers for notebook 13's exercises: how ops-nn resolves a quoted ``#include``.
 
-Both exercises are about how ops-nn resolves a quoted ``#include`` (:mod:`mishgrad.kernel.opsnn`).
-The checkers build their own small operator directory, ``gelu_quant_grad``, in a temporary
-folder — an operator no cell of the notebook shows — and compare the learner's answers
-with :func:`mishgrad.kernel.opsnn.resolve_include` on it.
+The checkers lay out an operator of their own (``gelu_quant_grad``, which no cell shows) in a
+temporary folder and compare the learner's answers with
+:func:`mishgrad.kernel.opsnn.resolve_include` on it.
 """
 
 from __future__ import annotations
