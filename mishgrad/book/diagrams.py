@@ -30,12 +30,7 @@ Point = tuple[float, float]
 Rect = tuple[float, float, float, float]
 _CENTERED: Final = {"ha": "center", "va": "center"}
 #: Fill colours of the data path's parts.
-PATH_COLORS: Final[dict[str, str]] = {
-    "gm": "#dfe7f2",
-    "queue": "#fde9c8",
-    "vector": "#d8efd3",
-    "ub": "#f6f6f6",
-}
+PATH_COLORS: Final = {"gm": "#dfe7f2", "queue": "#fde9c8", "vector": "#d8efd3", "ub": "#f6f6f6"}
 
 
 def _canvas(width: float, height: float, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -61,9 +56,6 @@ def _arrow(ax: Axes, start: Point, end: Point, *, dashed: bool = False) -> None:
     if dashed:
         style["linestyle"] = (0, (4, 3))
     ax.annotate("", xy=end, xytext=start, arrowprops=style)
-
-
-# 1. The vector core's data path
 
 
 def _queue(ax: Axes, x: float, y: float, name: str, tiles: tuple[str, str]) -> None:
@@ -127,15 +119,8 @@ def vector_core_data_path() -> Figure:
     return figure
 
 
-# 2. The aclnn two-phase call
-
 #: The lifelines of :func:`aclnn_sequence`, left to right.
-LIFELINE_LABELS: Final = (
-    "host application",
-    "aclnn library",
-    "runtime (aclrt)",
-    "stream / device",
-)
+LIFELINE_LABELS: Final = ("host application", "aclnn library", "runtime (aclrt)", "stream / device")
 
 
 def aclnn_sequence() -> Figure:

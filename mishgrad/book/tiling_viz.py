@@ -33,8 +33,6 @@ from .report import table
 #: Where the figures put their legends: beside the axes, on the right.
 LEGEND_BESIDE: Final = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "fontsize": 8}
 
-# The UB budget
-
 #: Colour of each kind of UB buffer (:func:`mishgrad.kernel.tiling.buffer_kind`) in
 #: :func:`budget_bars`.
 BUFFER_KIND_COLORS: Final[dict[str, str]] = {
@@ -105,8 +103,6 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     figure.tight_layout()
     return figure
 
-
-# The core split
 
 #: Colour of each kind of core in :func:`core_split`.
 CORE_COLORS: Final[dict[str, str]] = {"big": "tab:blue", "small": "tab:green", "last": "tab:purple"}
@@ -209,9 +205,6 @@ def core_split(
         ax.legend(handles=legend_handles(by_kind), **LEGEND_BESIDE)
     ax.set_title(title or f"n = {plan.totalLength}: {plan.blockDim} cores, tile {tile}", fontsize=9)
     return figure
-
-
-# The explorer
 
 
 def _output(data: dict[str, str]) -> dict:
