@@ -86,9 +86,7 @@ def learner_float(answer: object, usage: str = NUMBER_USAGE) -> float:
 def learner_whole_number(answer: object, usage: str = WHOLE_NUMBER_USAGE) -> int:
     """The learner's whole number as a Python int (``1274.0`` is 1274)."""
     expect(answer, is_whole_number, usage=usage)
-    if isinstance(answer, numbers.Integral):
-        return int(answer)
-    return int(float(answer))  # type: ignore[arg-type]
+    return int(answer if isinstance(answer, numbers.Integral) else float(answer))  # type: ignore[arg-type]
 
 
 def in_dtype(value: float, dtype: np.dtype) -> bool:
