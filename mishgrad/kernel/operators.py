@@ -8,7 +8,7 @@ entry's arguments, the tensors it reads and writes, its dtypes and the dtype eac
 in. :func:`mishgrad.kernel.twin_build.kernel_spec` builds any spec into a twin library, and
 :func:`mishgrad.kernel.launcher.run_operator` runs its kernel on the twin's launcher, in this
 process or isolated, with a trace. :data:`MISH_GRAD` is the book's operator, the default
-everywhere.
+everywhere; :data:`SILU_GRAD` is the capstone's (notebook 14), whose folder is a skeleton.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Final
 import numpy as np
 
 from mishgrad.math.dtypes import TABLE
-from mishgrad.math.errors import MISH_GRAD_REGIONS, Regions
-from mishgrad.math.oracle import mish_backward_oracle
+from mishgrad.math.errors import MISH_GRAD_REGIONS, Regions, subnormal_edge
+from mishgrad.math.oracle import dsilu_oracle, mish_backward_oracle, silu_backward_oracle
 
 from .source import KERNEL_DIR
 
@@ -171,4 +171,19 @@ MISH_GRAD: Final = OperatorSpec(
     tiling_function="mishgrad_tiling",
     reference=lambda grad, x, tanhx=None: mish_backward_oracle(grad, x),  # tanhx adds nothing
     regions=MISH_GRAD_REGIONS,
+)
+
+#: SiluGrad's regions: the window around the zero of its d, x0 = -1 - W(1/e) ~ -1.27846, and
+#: where its d is subnormal (below x ~ -91.8).
+SILU_GRAD_REGIONS: Final = Regions((-1.33, -1.23), subnormal_edge(dsilu_oracle))
+#: SiluGrad: x_grad = grad * dsilu/dx(x), the operator the learner writes in notebook 14. Its
+#: folder is a skeleton (its Compute is empty) that the learner copies; the host computes its
+#: tiling (:func:`mishgrad.book.exercises.nb14.tiling`).
+SILU_GRAD: Final = OperatorSpec(
+    name="silu_grad",
+    arguments=("grad", "x", "x_grad", WORKSPACE, TILING),
+    inputs=("grad", "x"),
+    outputs=("x_grad",),
+    reference=silu_backward_oracle,
+    regions=SILU_GRAD_REGIONS,
 )

@@ -95,9 +95,10 @@ def _check_folder_name(name: str) -> None:
 
 @dataclass(frozen=True)
 class ScratchKernel:
-    """One scratch copy of the operator's folder, and the twin built from it."""
+    """One scratch copy of an operator's folder (``original``), and the twin built from it."""
 
     path: Path
+    original: Path = OPERATOR_DIR
 
     def __str__(self) -> str:
         """The copy's path, relative to the repository when it is inside it (as printed)."""
@@ -119,8 +120,8 @@ class ScratchKernel:
 
     def edited(self) -> list[str]:
         """The files that differ between the copy and the original: changed, added or deleted."""
-        names = _files(self.path) | _files(OPERATOR_DIR)
-        return sorted(name for name in names if not _same(self.path / name, OPERATOR_DIR / name))
+        names = _files(self.path) | _files(self.original)
+        return sorted(name for name in names if not _same(self.path / name, self.original / name))
 
     def replace(self, relative: str, old: str, new: str) -> Listing:
         """Edit a file of the copy: its one occurrence of ``old`` becomes ``new``; show the change.
@@ -140,16 +141,17 @@ class ScratchKernel:
             where = "does not occur" if found == 0 else f"occurs {found} times"
             raise ValueError(f"old {where} in {relative}: give text that occurs exactly once")
         path.write_text(text.replace(old, new), encoding="utf-8")
-        return Listing(_unified(text, path.read_text(encoding="utf-8"), relative), "diff")
+        after = path.read_text(encoding="utf-8")
+        return Listing(_unified(text, after, self.original, relative), "diff")
 
     def diff(self) -> Listing:
         """Every difference between the copy and the original, as one unified diff."""
         parts = [
-            _unified(_text(OPERATOR_DIR / name), _text(self.path / name), name)
+            _unified(_text(self.original / name), _text(self.path / name), self.original, name)
             for name in self.edited()
         ]
         return Listing(
-            "\n".join(parts) or f"(no differences: the copy is {shown(OPERATOR_DIR)}/)", "diff"
+            "\n".join(parts) or f"(no differences: the copy is {shown(self.original)}/)", "diff"
         )
 
     def reset(self) -> None:
@@ -173,7 +175,7 @@ class ScratchKernel:
             )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _discard(self.path)
-        _copy(self.path)
+        _copy(self.original, self.path)
 
     def run_kernel(self, *args: object, **kwargs: object) -> twin.KernelRun:
         """:func:`mishgrad.kernel.twin.run_kernel`, with the twin built from this copy."""
@@ -210,11 +212,14 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
 
-def _unified(before: str, after: str, name: str) -> str:
+def _unified(before: str, after: str, original: Path, name: str) -> str:
     """``diff -u`` of one file: the original on the left, the copy on the right."""
-    original = f"{shown(OPERATOR_DIR)}/{name}"
     lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), original, f"copy/{name}", lineterm=""
+        before.splitlines(),
+        after.splitlines(),
+        f"{shown(original)}/{name}",
+        f"copy/{name}",
+        lineterm="",
     )
     return "\n".join(lines)
 
@@ -252,28 +257,30 @@ def _discard(copy: Path) -> None:
     shutil.rmtree(aside)
 
 
-def _mark(copy: Path) -> None:
+def _mark(original: Path, copy: Path) -> None:
     (copy / MARKER).write_text(
-        f"A scratch copy of {shown(OPERATOR_DIR)}/ made by mishgrad.kernel.scratch: "
+        f"A scratch copy of {shown(original)}/ made by mishgrad.kernel.scratch: "
         "reset() may delete it.\n",
         encoding="utf-8",
     )
 
 
-def _copy(destination: Path) -> None:
+def _copy(original: Path, destination: Path) -> None:
     # Copied beside the destination, then renamed: a second process never sees half a copy.
     partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(OPERATOR_DIR, partial, ignore=lambda _, names: list(filter(_left_out, names)))
-    _mark(partial)
+    shutil.copytree(original, partial, ignore=lambda _, names: list(filter(_left_out, names)))
+    _mark(original, partial)
     try:
         partial.rename(destination)
     except OSError:  # another process made the copy first: keep theirs
         shutil.rmtree(partial)
 
 
-def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
-    """The scratch copy ``name`` of the operator's folder (made the first time; never overwritten).
+def scratch_kernel(
+    name: str, root: Path | None = None, original: Path = OPERATOR_DIR
+) -> ScratchKernel:
+    """The scratch copy ``name`` of an operator's folder (made the first time; never overwritten).
 
     Parameters
     ----------
@@ -282,6 +289,9 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
     root
         Where copies live (default :func:`scratch_root`, in the subfolder last given to
         :func:`set_subfolder`; tests pass a temporary folder).
+    original
+        The operator's folder to copy: MishGrad's by default, or another one (notebook 14's
+        skeleton of SiluGrad, :data:`~mishgrad.kernel.operators.SILU_GRAD`'s folder).
 
     Raises
     ------
@@ -290,21 +300,21 @@ def scratch_kernel(name: str, root: Path | None = None) -> ScratchKernel:
 
     """
     _check_folder_name(name)
-    path = Path(root or scratch_root() / _subfolder) / name / OPERATOR_DIR.name
+    path = Path(root or scratch_root() / _subfolder) / name / original.name
     if not path.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
-        _copy(path)
-    _adopt(path)
-    return ScratchKernel(path)
+        _copy(original, path)
+    _adopt(original, path)
+    return ScratchKernel(path, original)
 
 
-def _adopt(path: Path) -> None:
+def _adopt(original: Path, path: Path) -> None:
     """Mark a copy made before copies were marked, if it provably is one.
 
     It is, when every file in it is a file of the operator's folder (edited or not): then no
     file of the learner's is in it, and :meth:`ScratchKernel.reset` may put it back. A folder
     holding any other file stays unmarked, and ``reset`` refuses it.
     """
-    if path.is_symlink() or (path / MARKER).exists() or not _files(path) <= _files(OPERATOR_DIR):
+    if path.is_symlink() or (path / MARKER).exists() or not _files(path) <= _files(original):
         return
-    _mark(path)
+    _mark(original, path)

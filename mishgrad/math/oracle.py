@@ -1,4 +1,4 @@
-"""The reference oracle: correctly rounded values of Mish's gradient in any dtype.
+"""The reference oracle: correctly rounded values of Mish's gradient in any dtype (and SiLU's).
 
 Every error figure in this project is measured against these values, so they must be right to
 the last bit. The method is Ziv's "evaluate, then prove" (notebook 02 writes it out): evaluate
@@ -110,9 +110,9 @@ def _round_exact(value: mpmath.mpf, dtype: np.dtype) -> np.generic:
             key -= 1
         elif value > high:
             key += 1
-        elif value in (low, high):
-            raise ArithmeticError(f"{value} is a midpoint of {dtype.name}: refine the tie rule")
         else:
+            if value in (low, high) and key % 2:  # exactly halfway (SiLU's d(0) = 1/2): to even
+                candidate = from_ordered(np.array([key + (1 if value == high else -1)]), dtype)
             result = candidate[0]
             return np.copysign(result, -1) if result == 0 and value < 0 else result
 
@@ -192,21 +192,75 @@ def mish_backward_oracle(
     ``grad * 0`` at -inf (NaN if grad is infinite), NaN if either input is NaN. Arguments as
     for :func:`dmish_oracle`.
     """
+    return _backward_oracle(grad, x, dtype, _flat_terms, dmish_mp)
+
+
+def _silu_terms(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A flat float64 copy of x, and the two terms of SiLU's d there (as :func:`_flat_terms`).
+
+    With e = e^-|x|: d = e (1 + x) / (1 + e)^2 + e^2 / (1 + e)^2 for x < 0, where the two
+    cancel at the zero of d, and (1 + e (1 + x)) / (1 + e)^2 + 0 for x >= 0.
+    """
+    x64 = x.astype(np.float64).ravel()
+    finite = np.where(np.isfinite(x64), x64, 0.0)
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(finite))
+        square = (1 + e) * (1 + e)
+        negative = finite < 0
+        leading = np.where(negative, e * (1 + finite), 1 + e * (1 + finite)) / square
+        rest = np.where(negative, e * e, 0.0) / square
+    return x64, leading, rest
+
+
+def dsilu_mp(x: float) -> mpmath.mpf:
+    """SiLU's d(x) = sigma(x) (1 + x (1 - sigma(x))) at :data:`MP_DIGITS` digits."""
+    with mpmath.workdps(MP_DIGITS):
+        xm = mpmath.mpf(float(x))
+        sigma = 1 / (1 + mpmath.exp(-xm))
+        return sigma * (1 + xm * (1 - sigma))
+
+
+def dsilu_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.ndarray:
+    """Correctly rounded dsilu/dx, as :func:`dmish_oracle` for Mish."""
+    return silu_backward_oracle(np.ones(1), x, dtype)
+
+
+def silu_backward_oracle(
+    grad: npt.ArrayLike, x: npt.ArrayLike, dtype: npt.DTypeLike | None = None
+) -> np.ndarray:
+    """Correctly rounded ``grad * d(x)`` for SiluGrad, d = dsilu/dx (the capstone's operator).
+
+    As :func:`mish_backward_oracle`: d tends to 1 at +inf and to 0 at -inf; its zero is
+    x0 = -1 - W(1/e) ~ -1.27846.
+    """
+    return _backward_oracle(grad, x, dtype, _silu_terms, dsilu_mp)
+
+
+def _backward_oracle(
+    grad: npt.ArrayLike,
+    x: npt.ArrayLike,
+    dtype: npt.DTypeLike | None,
+    terms: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    exact: Callable[[float], mpmath.mpf],
+) -> np.ndarray:
+    """Correctly rounded ``grad * d(x)``, d given by its float64 ``terms`` and ``exact`` value.
+
+    d tends to 1 at +inf and to 0 at -inf; ``terms`` sum to d with an error below
+    :data:`_F64_ERROR_UNITS` units of their magnitudes.
+    """
     grad, x = np.broadcast_arrays(as_input(grad), as_input(x))
     dtype = _output_dtype(dtype, x)
-    x64, t, product = _flat_terms(x)
+    x64, t, product = terms(x)
     g64 = grad.astype(np.float64).ravel()
     derivative = np.where(np.isfinite(x64), t + product, np.where(x64 > 0, 1.0, 0.0))
     finite = np.isfinite(x64) & np.isfinite(g64)
     safe_grad = np.where(finite, g64, 0.0)
     bound = np.abs(safe_grad) * _F64_ERROR_UNITS * _UNIT * (np.abs(t) + np.abs(product))
-    result = correctly_round(
-        safe_grad * derivative, bound, dtype, lambda i: g64[i] * dmish_mp(x64[i])
-    )
+    result = correctly_round(safe_grad * derivative, bound, dtype, lambda i: g64[i] * exact(x64[i]))
     zero = result == 0
     # A zero takes the sign of grad * d. The float64 sum of d's terms has d's sign wherever it
     # is nonzero (d vanishes only at its root, which no float hits, and the error near it is
-    # far below |d|); it is zero only below x ~ -700, where d = e^x (1 + x) + ... < 0.
+    # far below |d|); it is zero only below x ~ -700, where d ~ x e^x < 0.
     sign = np.copysign(1.0, g64) * np.where(t + product > 0, 1.0, -1.0)
     result[zero] = np.copysign(0.0, sign[zero])
     with np.errstate(invalid="ignore"):
