@@ -57,13 +57,17 @@ def _kernel_digest() -> str:
     return hasher.hexdigest()
 
 
+def _unedited_copy(case: Case, root: Path) -> list[ScratchKernel]:
+    """The extra argument of a kernel exercise's checker before any edit: a fresh copy."""
+    return [] if case.edit is None else [scratch_kernel("exercise", root, case.original)]
+
+
 def _edited_copy(case: Case, root: Path) -> list[ScratchKernel]:
     """The extra argument of a kernel exercise's checker: a copy edited as the case says."""
-    if case.edit is None:
-        return []
-    scratch = scratch_kernel("exercise", root=root)
-    case.edit(scratch)
-    return [scratch]
+    copies = _unedited_copy(case, root)
+    for scratch in copies:
+        case.edit(scratch)  # type: ignore[misc]
+    return copies
 
 
 def _texts(value: object, elements: bool = True) -> set[str]:
@@ -143,7 +147,7 @@ def test_checker(name: str, case: Case, tmp_path: Path) -> None:
     before = _kernel_digest()
     extra = []
     if case.edit is not None:
-        scratch = scratch_kernel("exercise", root=tmp_path)
+        (scratch,) = _unedited_copy(case, tmp_path)
         assert case.checker(case.right, scratch).status == "wrong", "unedited copy accepted"
         extra = _edited_copy(case, tmp_path)
     unanswered = case.checker(None, *extra)
@@ -196,7 +200,7 @@ def test_an_answer_of_the_wrong_kind_is_told_the_kind(
     name: str, case: Case, tmp_path: Path
 ) -> None:
     # Before any comparison, and before a kernel exercise looks at the copy: an unedited one.
-    extra = [scratch_kernel("exercise", root=tmp_path)] if case.edit is not None else []
+    extra = _unedited_copy(case, tmp_path)
     for junk in _junk(case.right):
         verdict = case.checker(junk, *extra)
         assert verdict.status == "wrong" and verdict.usage, (junk, verdict)
@@ -293,7 +297,7 @@ def test_a_right_rounding_that_loses_nans_gets_the_nan_hint() -> None:
 def test_a_string_is_told_the_kind_asked_for_not_what_it_is_not(
     name: str, case: Case, tmp_path: Path
 ) -> None:
-    extra = [scratch_kernel("exercise", root=tmp_path)] if case.edit is not None else []
+    extra = _unedited_copy(case, tmp_path)
     verdict = case.checker("0.5", *extra)
     assert verdict.usage and "not a float" not in verdict.message, verdict.message
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mishgrad.kernel.scratch import ScratchKernel
+from mishgrad.kernel.source import OPERATOR_DIR
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class Case:
 
     ``plausible`` is the answer a learner who missed the exercise's point would give; ``wrong``,
     when given, is one more wrong answer (a near miss). ``edit`` changes the scratch copy the
-    way a learner who solved the exercise would; the checker is then called as
+    way a learner who solved the exercise would, in a copy of ``original`` (MishGrad's folder
+    unless the exercise is another operator's); the checker is then called as
     ``checker(answer, scratch)``.
     """
 
@@ -29,6 +31,7 @@ class Case:
     plausible: object
     wrong: object = None
     edit: Callable[[ScratchKernel], None] | None = None
+    original: Path = OPERATOR_DIR
 
 
 def replace_in(scratch: ScratchKernel, relative: str, old: str, new: str) -> None:

@@ -15,6 +15,7 @@
 //   - CompareScalar needs whole 256-byte repeats; Select's tensor modes need their scratch
 //     area free;
 //   - Cast implements every RoundMode;
+//   - vector arithmetic on bfloat16_t does not compile, as on Atlas A2 (CheckArithmetic);
 //   - printf and DumpTensor write the NPU's text to the core's log, which the launcher returns
 //     core by core (twin/core.h), instead of to a stdout that Jupyter would not capture.
 // Known differences from the hardware (documented in notebooks 05 and 11): under the default `ieee`
@@ -696,6 +697,17 @@ float Load(const T& value)
     return static_cast<float>(value);
 }
 
+// Atlas A2's vector unit computes on half and float only (asc-devkit 82b89a1,
+// impl/basic_api/dav_c220: the SupportType checks of Exp, Div, Add, Adds, Compare and Select);
+// bfloat16_t only moves and converts (DataCopy, Duplicate, Cast).
+template <typename T>
+constexpr void CheckArithmetic()
+{
+    static_assert(!std::is_same_v<T, bfloat16_t>,
+                  "Atlas A2's vector unit has no bfloat16 arithmetic: Cast the tile to float, compute in "
+                  "float, and Cast the result back once");
+}
+
 template <typename T>
 T StoreAs(float value)
 {
@@ -705,6 +717,7 @@ T StoreAs(float value)
 template <typename T, typename Op>
 void Unary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, Op op)
 {
+    CheckArithmetic<T>();
     CheckCount(api, count);
     const UbView d = ViewOf(dst), s = ViewOf(src);
     CheckOperand(api, d, count * sizeof(T), "dst");
@@ -721,6 +734,7 @@ template <typename T, typename Op>
 void Binary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
             uint32_t count, Op op)
 {
+    CheckArithmetic<T>();
     CheckCount(api, count);
     const UbView d = ViewOf(dst), a = ViewOf(src0), b = ViewOf(src1);
     CheckOperand(api, d, count * sizeof(T), "dst");
@@ -836,6 +850,7 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, T src1
 {
     constexpr const char* kApi = "CompareScalar";
     static_assert(std::is_same_v<U, uint8_t>, "CompareScalar writes a uint8_t bit mask");
+    detail::CheckArithmetic<T>();
     detail::CheckCount(kApi, count);
     if (count * sizeof(T) % ONE_REPEAT_BYTE_SIZE != 0) {
         twin::Fail(kApi, detail::Str(count) + " elements are not whole 256-byte repeats");
@@ -883,6 +898,7 @@ void SelectImpl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const 
 {
     constexpr const char* kApi = "Select";
     static_assert(std::is_same_v<U, uint8_t>, "Select reads a uint8_t bit mask");
+    CheckArithmetic<T>();
     CheckCount(kApi, count);
     if (selMode == SELMODE::VSEL_CMPMASK_SPR) {
         twin::Fail(kApi, "VSEL_CMPMASK_SPR is not modelled by the twin");
