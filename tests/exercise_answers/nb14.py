@@ -110,6 +110,17 @@ MISTAKES: Final[dict[str, tuple[str, list[tuple[str, str]]]]] = {
             ),
         ],
     ),
+    "e^x flushed below x = -87.3": (
+        nb14.HINTS["far"],
+        [
+            ("        Select(e, far, t, e, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);\n", ""),
+            (
+                "        Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);\n"
+                "        Mul(d, d, v, count);\n",
+                "",
+            ),
+        ],
+    ),
     "x never freed": ("every tensor Compute dequeues", [("        xQueue_.FreeTensor(x);\n", "")]),
     "a count in bytes": (
         "a vector instruction's count",

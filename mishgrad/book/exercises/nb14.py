@@ -24,6 +24,7 @@ from mishgrad.kernel import trace
 from mishgrad.kernel.launcher import OperatorRun, run_operator
 from mishgrad.kernel.operators import SILU_GRAD, SILU_GRAD_REGIONS
 from mishgrad.kernel.scratch import ScratchKernel
+from mishgrad.kernel.twin_build import build, kernel_spec
 from mishgrad.math import dtypes, errors
 from mishgrad.math.oracle import dsilu_oracle, silu_backward_oracle
 from mishgrad.math.vector_math import NUMERICS_MODELS
@@ -144,8 +145,9 @@ HINTS: Final = {
     "accuracy": "your form loses accuracy here: compare its terms with the oracle's near this x",
     "zero": "near x0 your terms cancel and keep the rounding of e^x: there d needs a form "
     "without the cancellation (notebook 05's RootWindow)",
-    "far": "e^x is subnormal below x = -87.3 and the vector unit may flush it to 0, while d is "
-    "still normal: take e^(x/2) and multiply it in twice",
+    "far": "below x = -87.3, e^-x is infinite (sigma = 1 / (1 + inf) = 0) and e^x subnormal (the "
+    "vector unit may flush it to 0), while d is still normal: build on e^-|x|, and where x is "
+    "that low take e^(x/2) and multiply it in twice",
     "share": "too few results within 1 ULP: count the roundings your form makes, and let a "
     "leading term carry the value (notebook 03)",
 }
@@ -245,8 +247,9 @@ def check_stable_form(function: Callable[[np.ndarray], np.ndarray] | None) -> Ve
 def _judge(scratch: ScratchKernel, models: tuple[str, ...]) -> Verdict | None:
     """The kernel built from ``scratch`` on every dtype and model: the first miss, or None."""
     for dtype in DTYPES:  # a build error first, whatever the dtype
-        grad, x, _ = judged_inputs(dtype)
-        _on_copy(scratch, grad[:1], x[:1])
+        call_on_copy(
+            scratch, build, kernel_spec(root=scratch.path, dtype=dtype, operator=SILU_GRAD)
+        )
     for dtype in DTYPES:
         grad, x, truth = judged_inputs(dtype)
         for model in models:
