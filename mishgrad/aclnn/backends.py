@@ -94,7 +94,8 @@ def _ascend_backend(builtin: bool) -> Backend:
         )
     root = _cann_root()
     op_path = builtin_opapi(root) if builtin else None  # first: a missing library is named
-    found = installed.activation(kind)
+    soc = None if builtin else installed.soc_name(root / "lib64" / "libascendcl.so")
+    found = installed.activation(kind, soc=soc)
     if found.package is not None:
         op_path = found.package.opapi
     # Before CANN is loaded: which MishGrad kernel nnopbase gives this process, and no other.

@@ -34,6 +34,7 @@ e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import sys
@@ -49,6 +50,14 @@ from . import opsnn
 DEFAULT_PRIVATE_OPP: Final = Path(__file__).resolve().parents[2] / "build" / "opp"
 #: The op type nnopbase's kernel table is keyed by.
 OP_TYPE: Final = opsnn.OP_TYPE
+#: The kernel folder nnopbase reads on each Atlas A2 and A3 ``aclrtGetSocName`` names (opbase
+#: aa3cd74, ``op_kernel_lib.cpp`` L101-L130): one of :data:`opsnn.SOCS`.
+SOC_FOLDERS: Final = {
+    **dict.fromkeys(("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4"), "ascend910b"),
+    **dict.fromkeys(("Ascend910B4-1", "Ascend910B2C"), "ascend910b"),
+    **dict.fromkeys(("Ascend910_9391", "Ascend910_9381", "Ascend910_9372"), "ascend910_93"),
+    **dict.fromkeys(("Ascend910_9392", "Ascend910_9382", "Ascend910_9362"), "ascend910_93"),
+}
 
 
 class PackageError(OSError):
@@ -133,20 +142,23 @@ def find_package(env: Mapping[str, str] = os.environ) -> Package:
     )
 
 
-def declares_kernel(vendor: Path) -> bool:
-    """Whether ``vendor``'s kernel configs (any SoC) have an entry for MishGrad.
+def built_for(vendor: Path) -> list[str]:
+    """The SoC folders of ``vendor`` whose kernel configs have an entry for MishGrad.
 
-    nnopbase merges every ``*.json`` of ``op_impl/ai_core/tbe/config/<soc>/`` into its table by
-    op type (op_kernel_lib.cpp L291-351, L353-384), so such an entry replaces CANN's kernel.
+    nnopbase merges every ``*.json`` of ``op_impl/ai_core/tbe/config/<soc>/`` of the SoC it
+    runs on into its table by op type (op_kernel_lib.cpp L291-351, L353-384), so such an
+    entry replaces CANN's kernel on that SoC; on another, the tiling, registered by op type
+    alone, is still this operator's.
     """
+    socs = []
     for config in sorted((vendor / "op_impl" / "ai_core" / "tbe" / "config").glob("*/*.json")):
         try:
             entries = json.loads(config.read_text())
         except (OSError, ValueError):
             continue  # nnopbase would fail on it too; it replaces nothing here
         if isinstance(entries, dict) and OP_TYPE in entries:
-            return True
-    return False
+            socs.append(config.parent.name)
+    return list(dict.fromkeys(socs))
 
 
 def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
@@ -168,7 +180,7 @@ def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
 def kernel_overrides(env: Mapping[str, str] = os.environ) -> list[Path]:
     """The folders whose MishGrad kernel a process with ``env`` gets instead of CANN's own."""
     folders = [*custom_paths(env), *listed_vendors(env)]
-    return [folder for folder in dict.fromkeys(folders) if declares_kernel(folder)]
+    return [folder for folder in dict.fromkeys(folders) if built_for(folder)]
 
 
 def _without_package(env: Mapping[str, str]) -> list[str]:
@@ -183,23 +195,69 @@ class Activation:
     custom_opp_path: str  # the process's ASCEND_CUSTOM_OPP_PATH; empty: unset it
 
 
-def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
-    """The package and ``ASCEND_CUSTOM_OPP_PATH`` that give a process the kernel ``kind`` names.
+def soc_name(runtime: Path) -> str:
+    """The SoC that CANN's runtime library ``runtime`` names (``aclrtGetSocName``).
 
-    ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
-    kernel in this process only. ``ascend-builtin``: the package taken off that path.
+    It needs no ``aclInit`` (cann/runtime 681ef76, ``example/tools/get_soc_version`` L17-L19).
+    The library is loaded with global scope, as the ascend backend loads it; nnopbase reads
+    ``ASCEND_CUSTOM_OPP_PATH`` later, when it first looks for a kernel.
 
     Raises
     ------
     PackageError
-        ``ascend`` without the package (:func:`find_package`); ``ascend-builtin`` when a folder
-        nnopbase reads for every process still replaces CANN's MishGrad (a shared install).
+        If the library cannot be loaded or names no SoC (no NPU driver).
+
+    """
+    try:
+        function = ctypes.CDLL(str(runtime), mode=ctypes.RTLD_GLOBAL).aclrtGetSocName
+    except (OSError, AttributeError) as error:
+        raise PackageError(f"cannot ask CANN's runtime which SoC this is: {error}") from error
+    function.restype, function.argtypes = ctypes.c_char_p, []
+    name = function()
+    if not name:
+        raise PackageError(f"{runtime}: aclrtGetSocName names no SoC (no NPU driver?)")
+    return name.decode()
+
+
+def _require_soc(package: Package, soc: str) -> None:
+    socs = built_for(package.vendor)
+    if SOC_FOLDERS.get(soc) not in socs:
+        raise PackageError(
+            f"MISHGRAD_BACKEND=ascend: this NPU is {soc}, but the package at {package.vendor} "
+            f"has MishGrad kernels for {', '.join(socs) or 'no SoC'} only, so CANN would run "
+            "its own kernel with this repository's tiling: "
+            + (
+                f"rebuild it with `{opsnn.BUILD_COMMAND}` and install it again"
+                if soc in SOC_FOLDERS
+                else f"the operator is built for {', '.join(opsnn.SOCS)} only"
+            )
+        )
+
+
+def activation(
+    kind: str, env: Mapping[str, str] = os.environ, *, soc: str | None = None
+) -> Activation:
+    """The package and ``ASCEND_CUSTOM_OPP_PATH`` that give a process the kernel ``kind`` names.
+
+    ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
+    kernel in this process only, on ``soc`` (:func:`soc_name`). ``ascend-builtin``: the package
+    taken off that path.
+
+    Raises
+    ------
+    PackageError
+        ``ascend`` without the package (:func:`find_package`) or on a SoC it has no kernel for;
+        ``ascend-builtin`` when a folder nnopbase reads for every process still replaces
+        CANN's MishGrad (a shared install).
     ValueError
-        For another ``kind``.
+        For another ``kind``, or ``ascend`` without ``soc``.
 
     """
     if kind == "ascend":
+        if soc is None:
+            raise ValueError("activation('ascend') needs the SoC it runs on (soc_name)")
         package = find_package(env)
+        _require_soc(package, soc)
         paths = [str(package.vendor), *_without_package(env)]
         return Activation(package, ":".join(dict.fromkeys(paths)))
     if kind != "ascend-builtin":
@@ -221,14 +279,16 @@ def main(argv: list[str]) -> int:
     """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
 
     For ``kernel/mish_grad/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the
-    package (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with.
-    On an error, its message on stderr and exit status 1.
+    package (``ascend`` only, on the SoC of ``$ASCEND_HOME_PATH``'s runtime) and
+    ``ascend_custom_opp_path``, the value to run the program with. On an error, its message on
+    stderr and exit status 1.
     """
     if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)
         return 2
+    runtime = Path(os.environ.get("ASCEND_HOME_PATH", "")) / "lib64" / "libascendcl.so"
     try:
-        found = activation(argv[1])
+        found = activation(argv[1], soc=soc_name(runtime) if argv[1] == "ascend" else None)
     except PackageError as error:
         print(error, file=sys.stderr)
         return 1

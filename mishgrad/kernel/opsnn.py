@@ -40,9 +40,14 @@ OPS_NN_OP_DIR: Final = f"experimental/activation/{OP_NAME}"
 VENDOR: Final = "mishgrad"
 VENDOR_DIR: Final = f"{VENDOR}_nn"
 
+#: The SoCs the package is built for (``--soc``, comma-separated: ops-nn ``build.sh`` L163),
+#: Atlas A2 and A3, each with an ``AddConfig`` in ``op_host/mish_grad_def.cpp``: on a SoC it has
+#: no kernel for, CANN would run its own kernel with this operator's tiling.
+SOCS: Final = ("ascend910b", "ascend910_93")
 #: The ops-nn build command for this operator and the install of the package it writes.
 BUILD_COMMAND: Final = (
-    f"bash build.sh --pkg --experimental --soc=ascend910b --ops={OP_NAME} --vendor_name={VENDOR}"
+    f"bash build.sh --pkg --experimental --soc={','.join(SOCS)} --ops={OP_NAME} "
+    f"--vendor_name={VENDOR}"
 )
 INSTALL_COMMAND: Final = "bash build_out/cann-ops-nn-*.run"
 
@@ -86,15 +91,17 @@ def resolve_include(source: Path, name: str, target: str, op_dir: Path) -> Path 
 
 
 #: A kernel config as nnopbase reads it (``binary_info_config.json``, opbase aa3cd74
-#: ``src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp`` L41), keyed by op type.
-KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/ascend910b/binary_info_config.json"
+#: ``src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp`` L41), keyed by op type; one
+#: folder per SoC (``{soc}``).
+KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/{soc}/binary_info_config.json"
 
 
-def stand_in_package(vendor: Path, library: Path) -> Path:
-    """The package as ops-nn's installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
+def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) -> Path:
+    """The package as its installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
 
     Its aclnn library is a copy of ``library``, its header the operator's, and its kernel config
-    has an entry for MishGrad, which is what makes nnopbase prefer its kernel.
+    for each of ``socs`` has an entry for MishGrad, which is what makes nnopbase prefer its
+    kernel on that SoC.
     """
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
@@ -102,8 +109,10 @@ def stand_in_package(vendor: Path, library: Path) -> Path:
     header = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
     header = header / "aclnn_mish_backward.h"
     shutil.copy(header, vendor / "op_api" / "include")
-    (vendor / KERNEL_CONFIG).parent.mkdir(parents=True, exist_ok=True)
-    (vendor / KERNEL_CONFIG).write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))
+    for soc in socs:
+        config = vendor / KERNEL_CONFIG.format(soc=soc)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))
     return vendor
 
 
@@ -117,7 +126,7 @@ def stand_in_install(
     ``libopapi_nn.so`` (a copy of ``builtin_library`` if given: a twin whose kernel leaves no
     stamp stands for CANN's kernel) — so the dynamic linker's answer to "which file serves
     aclnnMishBackward" names exactly one. With ``package``, this repository's package is
-    installed as ops-nn's installer does without ``--install-path``: into CANN's
+    installed as its installer does without ``--install-path``: into CANN's
     ``opp/vendors``, listed in its ``config.ini`` (the shared install). Used to test, without an
     NPU, how the helper chooses the operator's library and kernel.
     """
