@@ -17,8 +17,9 @@ installs it with ``--install-path`` into a folder of its own (:func:`private_opp
 the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`), before CANN's
 libraries are loaded. Every other process on the host keeps CANN's kernel.
 
-**The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
-e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
+**The install routes** of the package's installer, the ``.run``'s ``install.sh``, which is
+asc-devkit's ``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673),
+each searched for by :func:`find_package`:
 
 ``private``
     ``--install-path=DIR``: the package goes to ``DIR/vendors/mishgrad_nn``; no ``config.ini``
