@@ -1,31 +1,22 @@
 """Building the CPU twin: the real kernel sources compiled with g++ into a cached library.
 
-The twin library of an operator (:mod:`mishgrad.kernel.operators`) is ``kernel/twin`` (our
-host implementation of the AscendC API subset, the ACL runtime and the launcher), the
-operator's twin glue (the ``twin/`` folder of its folder) and its kernel entry
-(``op_kernel/<name>.cpp``) compiled once per dtype, linked into one shared library
-(:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
-what it is made of, so editing a kernel file and re-running a cell rebuilds it, and an
-unchanged tree reuses the build.
+An operator's twin library (:func:`kernel_spec`) links ``kernel/twin`` (our host implementation
+of the AscendC API subset, the ACL runtime and the launcher), the operator's twin glue (the
+``twin/`` folder of its folder) and its kernel entry (``op_kernel/<name>.cpp``), once per dtype.
+:func:`build` builds it on demand. Each unit's object is cached on its own
+(:mod:`mishgrad.kernel.compile_units`), and a library's folder is named by its compiler and its
+objects: an edit recompiles only the units that read the edited file, and an unchanged tree
+reuses the build. Builders take turns (a lock file) and publish with an atomic rename; every
+object and library is checked against the size and SHA-256 recorded when it was written before
+it is used; a new library is loaded once in a process of its own, its entry points checked,
+before it is published; a killed build leaves only a work folder that the next build removes;
+and a populated cache serves a machine without a compiler, by the sources' content alone.
+:mod:`mishgrad.kernel.twin` loads and runs what this builds.
 
-Each translation unit's object is cached on its own (:mod:`mishgrad.kernel.compile_units`),
-keyed by its content and by paths relative to the kernel folder: an edit recompiles only the
-units that read the edited file, with a progress line while it does, and a new copy of
-``kernel/`` compiles nothing it did not change. A library's folder is named by its compiler and
-its objects. Builders take turns (a lock file) and publish with an atomic rename, so no
-process ever loads a half-written library. The cache cannot hurt: every object and library is
-checked against the size and SHA-256 recorded when it was written before it is used (a
-truncated or corrupt file, from a full disk or a killed copy, is built again, never linked or
-loaded); a new library is loaded once in a process of its own, its entry points checked,
-before it is published; a build that was killed leaves only a work folder that the next build
-removes; and a populated cache serves a machine without a compiler, by the sources' content
-alone. :mod:`mishgrad.kernel.twin` loads and runs what this builds.
-
-Environment variables: ``CXX`` (compiler and any arguments, default ``g++``; e.g.
-``ccache g++``), ``MISHGRAD_CACHE`` (cache root; unset or empty: ``~/.cache/mishgrad``),
-``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``;
-the asan flavour adds AddressSanitizer and UndefinedBehaviorSanitizer and must run in a
-process started with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``).
+Environment variables: ``CXX`` (the compiler, default ``g++``), ``MISHGRAD_CACHE`` (cache root;
+unset or empty: ``~/.cache/mishgrad``), ``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``,
+which adds AddressSanitizer and UndefinedBehaviorSanitizer and runs only in a process started
+with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +39,8 @@ from .compile_units import (
     Compiled,
     ObjectCache,
     TwinBuildError,
+    Unit,
+    check_written,
     compiler_version,
     content_key,
     digest,
@@ -111,7 +104,7 @@ class BuildSpec:
     """
 
     name: str
-    units: tuple[tuple[Path, tuple[str, ...]], ...]
+    units: tuple[Unit, ...]
     include_dirs: tuple[Path, ...]
     flavour: str
     libraries: tuple[str, ...] = ()
@@ -138,10 +131,9 @@ def kernel_spec(
 ) -> BuildSpec:
     """The twin library of ``operator``: the twin, its glue, and its kernel once per dtype.
 
-    ``root`` is the operator's folder to build from: default its own, or a copy (a learner's
-    scratch copy, or one in a test). ``dtype`` (one of the operator's, such as ``"float16"``)
-    builds the kernel for that dtype only, a library of its own: what one launch needs, and a
-    third of the kernel's compile time after an edit.
+    ``root`` is the folder to build from: default the operator's, or a copy (a learner's, or a
+    test's). ``dtype`` (one of the operator's) builds that dtype's kernel only, a library of its
+    own: what one launch needs, and a third of the kernel's compile time after an edit.
 
     Raises
     ------
@@ -171,9 +163,7 @@ def kernel_spec(
 
 
 def cache_root() -> Path:
-    """Where built libraries are kept: ``$MISHGRAD_CACHE``, or ``~/.cache/mishgrad``.
-
-    An empty ``MISHGRAD_CACHE`` counts as unset.
+    """Where built libraries are kept: ``$MISHGRAD_CACHE`` if not empty, or ``~/.cache/mishgrad``.
 
     Raises
     ------
@@ -244,20 +234,6 @@ def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
     return None
 
 
-def _remove_leftovers(work: Path) -> None:
-    """Delete the work folders of builds that were killed (the caller holds the lock)."""
-    for leftover in work.glob(f"{_WORK_PREFIX}*"):
-        shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _check_written(compiler: list[str], target: Path, what: str) -> None:
-    if not target.is_file():
-        raise TwinBuildError(
-            f"`{' '.join(compiler)}` succeeded on {what} but wrote no {target.suffix} file: is "
-            "CXX a C++ compiler? Set it to one (or unset it for g++)"
-        )
-
-
 def _check_loads(library: Path, spec: BuildSpec, compiler: list[str]) -> None:
     """Load ``library`` in a process of its own and find its entry points, or say why not.
 
@@ -281,7 +257,7 @@ def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial
     result = subprocess.run([*link, "-o", str(partial)], capture_output=True, text=True)
     if result.returncode != 0:
         raise TwinBuildError(f"linking {partial.name} failed:\n{result.stderr.strip()}")
-    _check_written(compiler, partial, f"linking {partial.name}")
+    check_written(compiler, partial, f"linking {partial.name}")
     _check_loads(partial, spec, compiler)
 
 
@@ -297,10 +273,6 @@ def _publish(root: Path, spec: BuildSpec, compiled: list[Compiled], partial: Pat
 
 def build(spec: BuildSpec | None = None) -> Path:
     """Build ``spec`` (default: the kernel twin) unless its cached library exists; return its path.
-
-    A cached library or object is used only if it is the file recorded when it was written; a
-    corrupt one is built again. Without a compiler, a library built from the same sources is
-    used if the cache has one.
 
     Raises
     ------
@@ -331,7 +303,8 @@ def build(spec: BuildSpec | None = None) -> Path:
     _make_folder(work)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; the others wait, then reuse
-        _remove_leftovers(work)
+        for leftover in work.glob(f"{_WORK_PREFIX}*"):  # what killed builds left
+            shutil.rmtree(leftover, ignore_errors=True)
         with tempfile.TemporaryDirectory(dir=work, prefix=_WORK_PREFIX) as workdir:
             compiled = cache.objects(spec.units, Path(workdir), spec.name)
             library = _library(root, spec, compiler, _object_names(root, compiled))
