@@ -1,19 +1,13 @@
 """Loading and running the CPU twin: the kernel's launches, its tiling and its arithmetic.
 
 :func:`run_kernel` launches the kernel on the twin library that :mod:`mishgrad.kernel.twin_build`
-built, over virtual cores, and returns the output, the tiling plan, the trace of every AscendC
-call (:mod:`mishgrad.kernel.trace`) and what the kernel printed; a broken hardware rule comes
-back as :class:`KernelError`. :func:`native_tiling` runs the C++ ``ComputeTiling``, and
-:func:`native_exp` and :func:`native_div` the twin's ``Exp`` and ``Div``.
-
-Any other operator's kernel runs through the same launcher
-(:mod:`mishgrad.kernel.launcher`: :func:`launch`, :func:`run_operator`), which
-:func:`run_kernel` is built on.
-
-The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``Exp`` and
-``Div`` round, one of :data:`NUMERICS_MODELS` (default ``ieee``); it is read by
-:func:`run_kernel` and by the twin's ``aclnnMishBackward`` at each launch (see
-``kernel/twin/include/twin/numerics.h``).
+built, through the launcher any operator's kernel runs on (:mod:`mishgrad.kernel.launcher`), and
+returns the output, the tiling plan, the trace of every AscendC call (:mod:`mishgrad.kernel.trace`)
+and what the kernel printed; a broken hardware rule comes back as :class:`KernelError`.
+:func:`native_tiling` runs the C++ ``ComputeTiling``, :func:`native_exp` and :func:`native_div`
+the twin's ``Exp`` and ``Div``. ``MISHGRAD_TWIN_NUMERICS`` chooses how those round, one of
+:data:`NUMERICS_MODELS` (default ``ieee``), at each launch of the kernel or ``aclnnMishBackward``
+(``kernel/twin/include/twin/numerics.h``).
 """
 
 from __future__ import annotations
@@ -53,12 +47,11 @@ def runs_isolated(
 ) -> bool:
     """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
-    ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
-    than the repository's ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash
-    in an edit cannot take the notebook down, and so does a launch with a plan the caller supplied
-    (``plan_supplied``: notebooks break plans on purpose). The project's own kernel with its
-    own plan, tested under AddressSanitizer, runs in this process, where its trace and timings
-    cost nothing extra.
+    ``isolated`` decides when given. By default a learner's copy (a ``kernel_dir`` other than
+    ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash in an edit cannot take
+    the notebook down, and so does a plan the caller supplied (notebooks break plans on purpose).
+    The project's own kernel and plan, tested under AddressSanitizer, run in this process, where
+    a trace costs nothing extra.
     """
     if isolated is not None:
         return isolated
@@ -67,11 +60,10 @@ def runs_isolated(
 
 
 def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
-    """The twin library with the ``dtype`` kernel, built from ``kernel_dir`` if needed.
+    """The twin library with the ``dtype`` kernel, built if needed from ``kernel_dir``.
 
-    ``kernel_dir`` is the operator's folder to build from: default the repository's, or a
-    learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
-    One dtype per library: an edit to the kernel recompiles one instantiation of it.
+    ``kernel_dir``: default the repository's operator folder, or a learner's scratch copy
+    (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     """
     return build(kernel_spec(root=kernel_dir, dtype=dtype))
 
@@ -95,9 +87,8 @@ def native_tiling(
 ) -> tiling.TilingPlan:
     """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
 
-    The arguments are :func:`mishgrad.kernel.tiling.plan`'s (``select_scratch``: whether the
-    platform's Select needs its scratch area, as on Atlas A2); ``isolated`` as in
-    :func:`run_kernel`; ``dtype`` picks the library (:func:`library_path`) a launch will use.
+    The arguments are :func:`mishgrad.kernel.tiling.plan`'s; ``isolated`` as in :func:`run_kernel`;
+    ``dtype`` picks the library (:func:`library_path`) a launch will use.
 
     Raises
     ------
@@ -143,19 +134,17 @@ def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str | N
 
 
 def native_exp(x: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's C++ ``Exp`` (what ``AscendC::Exp`` computes) on float32 ``x``.
+    """The twin's ``AscendC::Exp`` of float32 ``x`` (``numerics``: see :func:`run_kernel`).
 
-    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.math.vector_math.exp` is the
-    NumPy equivalent.
+    :func:`mishgrad.math.vector_math.exp` is the NumPy equivalent.
     """
     return _native_math("exp", [x], numerics)
 
 
 def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's C++ ``Div`` (what ``AscendC::Div`` computes) on float32 ``a / b``.
+    """The twin's ``AscendC::Div`` of float32 ``a / b`` (``numerics``: see :func:`run_kernel`).
 
-    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.math.vector_math.div` is the
-    NumPy equivalent.
+    :func:`mishgrad.math.vector_math.div` is the NumPy equivalent.
     """
     return _native_math("div", [a, b], numerics)
 

@@ -75,26 +75,11 @@ class TwinRegion(ctypes.Structure):
     ]
 
 
-class TraceEvent(ctypes.Structure):
-    """``twin::TraceEvent`` (kernel/twin/include/twin/core.h)."""
-
-    _fields_ = [
-        ("core", ctypes.c_uint32),
-        ("sequence", ctypes.c_uint32),
-        ("op", ctypes.c_char * 24),
-        ("count", ctypes.c_uint64),
-        ("bytes", ctypes.c_uint64),
-        ("dst", ctypes.c_int64),
-        ("src0", ctypes.c_int64),
-        ("src1", ctypes.c_int64),
-        ("gmOffset", ctypes.c_int64),
-    ]
-
-
 #: NumPy view of the twin's progress board (``twin::ProgressSlot``, one per core).
 PROGRESS_DTYPE: Final = np.dtype([("calls", np.uint64), ("op", "S24")])
 
-#: NumPy view of a TraceEvent array, for tables.
+#: ``twin::TraceEvent`` (kernel/twin/include/twin/core.h), field for field (``gm_offset``: its
+#: ``gmOffset``): the records ``mishgrad_twin_trace_copy`` writes.
 TRACE_DTYPE: Final = np.dtype(
     [
         ("core", np.uint32),
@@ -140,7 +125,10 @@ def load(path: Path) -> ctypes.CDLL:
     library = ctypes.CDLL(str(path))
     c = ctypes
     if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own
-        _tiling_signature(library)
+        # n, element size, has tanhx, UB bytes reported, cores, Select's scratch; the plan
+        inputs = [c.c_uint64, c.c_uint32, c.c_int32, c.c_uint64, c.c_uint32, c.c_int32]
+        library.mishgrad_tiling.argtypes = [*inputs, c.POINTER(TilingData)]
+        library.mishgrad_tiling.restype = c.c_int32
     library.mishgrad_twin_run.argtypes = [
         c.c_void_p,
         c.POINTER(c.c_void_p),
@@ -161,58 +149,27 @@ def load(path: Path) -> ctypes.CDLL:
     library.mishgrad_twin_last_error.restype = c.c_char_p
     library.mishgrad_twin_log.restype = c.c_char_p
     library.mishgrad_twin_trace_size.restype = c.c_uint64
-    library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
+    library.mishgrad_twin_trace_copy.argtypes = [c.c_void_p, c.c_uint64]
     library.mishgrad_twin_trace_copy.restype = c.c_uint64
     return library
 
 
-def _tiling_signature(library: ctypes.CDLL) -> None:
-    c = ctypes
-    library.mishgrad_tiling.argtypes = [
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.POINTER(TilingData),
-    ]
-    library.mishgrad_tiling.restype = c.c_int32
-
-
 @dataclass(frozen=True)
 class Launch:
-    """One launch of an operator's kernel entry (see :func:`run_entry`).
+    """One launch of an operator's kernel entry (see :func:`run_entry`)."""
 
-    Attributes
-    ----------
-    entry
-        The entry's symbol in the library, e.g. ``mish_grad_float``.
-    arguments
-        The entry's arguments in order (:attr:`OperatorSpec.arguments
-        <mishgrad.kernel.operators.OperatorSpec.arguments>`): a tensor's name, ``tiling`` for
-        the tiling data; anything without a tensor (the workspace, an absent input) is null.
-    tensors
-        The C-contiguous arrays by name, inputs and outputs: the regions the kernel may touch
-        (empty in the request a worker gets: the tensors are in shared memory).
-    outputs
-        The names of the tensors the kernel writes (the others must come back unchanged).
-    tiling
-        The tiling data's bytes, as the entry reads them.
-    block_dim
-        Virtual cores to run.
-    tiles
-        The most tiles one core walks (an isolated launch's budget of AscendC calls).
-
-    """
-
-    entry: str
+    entry: str  # the entry's symbol in the library, e.g. ``mish_grad_float``
+    #: The entry's arguments in order (:attr:`OperatorSpec.arguments
+    #: <mishgrad.kernel.operators.OperatorSpec.arguments>`): a tensor's name, ``tiling`` for the
+    #: tiling data; anything without a tensor (the workspace, an absent input) is null.
     arguments: tuple[str, ...]
+    #: The C-contiguous arrays by name, inputs and outputs: the regions the kernel may touch
+    #: (empty in the request a worker gets: the tensors are in shared memory).
     tensors: Mapping[str, np.ndarray]
-    outputs: tuple[str, ...]
-    tiling: bytes
-    block_dim: int
-    tiles: int
+    outputs: tuple[str, ...]  # the tensors the kernel writes (the others must come back unchanged)
+    tiling: bytes  # the tiling data's bytes, as the entry reads them
+    block_dim: int  # virtual cores to run
+    tiles: int  # the most tiles one core walks (an isolated launch's budget of AscendC calls)
 
 
 def run_entry(
@@ -256,9 +213,8 @@ def results(library: ctypes.CDLL, trace: bool) -> tuple[str, str, bytes]:
     """What the library's last launch left: its error, its log and (``trace``) its trace's bytes."""
     raw = b""
     if trace:
-        events = (TraceEvent * library.mishgrad_twin_trace_size())()
-        copied = library.mishgrad_twin_trace_copy(events, len(events))
-        raw = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
+        events = np.empty(library.mishgrad_twin_trace_size(), TRACE_DTYPE)
+        raw = events[: library.mishgrad_twin_trace_copy(events.ctypes.data, len(events))].tobytes()
     return library.mishgrad_twin_last_error().decode(), library.mishgrad_twin_log().decode(), raw
 
 
