@@ -8,14 +8,11 @@ standard library, so it runs before the virtual environment exists).
 **Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
 type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
 config.ini`` lists in ``load_priority``, overlaid by every folder in ``$ASCEND_CUSTOM_OPP_PATH``
-(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp``: the custom
-folders L148-172, ``config.ini`` L218-254, their kernel configs L291-351, the merge L353-384).
-A package installed into CANN's ``opp/vendors`` therefore replaces ``MishGrad`` for every
-program on the host: CANN's own ``libopapi_nn.so``, torch_npu, graph mode. So the book
-installs it with ``--install-path`` into a folder of its own (:func:`private_opp`), which no
-``config.ini`` lists, and only a process that asks for it (``MISHGRAD_BACKEND=ascend``) puts
-the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`), before CANN's
-libraries are loaded. Every other process on the host keeps CANN's kernel.
+(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp`` L148-384). A
+package in CANN's ``opp/vendors`` would replace ``MishGrad`` for every program on the host, so
+the book installs it into a folder of its own (:func:`private_opp`), and only a process that
+asks for it (``MISHGRAD_BACKEND=ascend``) puts it on its own ``ASCEND_CUSTOM_OPP_PATH``
+(:func:`activation`), before CANN's libraries are loaded.
 
 **The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
 e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
@@ -47,8 +44,6 @@ from . import opsnn
 #: The folder the book installs the package into (``--install-path``), unless
 #: ``$MISHGRAD_OPP_PATH`` names another: ``build/opp`` of this repository.
 DEFAULT_PRIVATE_OPP: Final = Path(__file__).resolve().parents[2] / "build" / "opp"
-#: The op type nnopbase's kernel table is keyed by.
-OP_TYPE: Final = opsnn.OP_TYPE
 
 
 class PackageError(OSError):
@@ -66,11 +61,6 @@ class Package:
     def opapi(self) -> Path:
         """The aclnn library, ``libcust_opapi.so``."""
         return self.vendor / "op_api" / "lib" / "libcust_opapi.so"
-
-    @property
-    def include(self) -> Path:
-        """The folder with ``aclnn_mish_backward.h``."""
-        return self.vendor / "op_api" / "include"
 
 
 def private_opp(env: Mapping[str, str] = os.environ) -> Path:
@@ -144,7 +134,7 @@ def declares_kernel(vendor: Path) -> bool:
             entries = json.loads(config.read_text())
         except (OSError, ValueError):
             continue  # nnopbase would fail on it too; it replaces nothing here
-        if isinstance(entries, dict) and OP_TYPE in entries:
+        if isinstance(entries, dict) and opsnn.OP_TYPE in entries:
             return True
     return False
 

@@ -91,10 +91,9 @@ KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/ascend910b/binary_info_config
 
 
 def stand_in_package(vendor: Path, library: Path) -> Path:
-    """The package as ops-nn's installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
+    """The package as ops-nn's installer leaves it in ``vendor``, its library a copy of ``library``.
 
-    Its aclnn library is a copy of ``library``, its header the operator's, and its kernel config
-    has an entry for MishGrad, which is what makes nnopbase prefer its kernel.
+    Its kernel config's entry for MishGrad is what makes nnopbase prefer its kernel.
     """
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
@@ -112,14 +111,12 @@ def stand_in_install(
 ) -> Path:
     """A folder laid out like an installed CANN whose libraries are copies of ``library``.
 
-    ``library`` must export the whole ABI (the twin's does). There is one file per role —
-    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``builtin`` CANN's
-    ``libopapi_nn.so`` (a copy of ``builtin_library`` if given: a twin whose kernel leaves no
-    stamp stands for CANN's kernel) — so the dynamic linker's answer to "which file serves
-    aclnnMishBackward" names exactly one. With ``package``, this repository's package is
-    installed as ops-nn's installer does without ``--install-path``: into CANN's
-    ``opp/vendors``, listed in its ``config.ini`` (the shared install). Used to test, without an
-    NPU, how the helper chooses the operator's library and kernel.
+    ``library`` must export the whole ABI, as the twin's does. One file per role, so that the
+    answer to "which file serves aclnnMishBackward" names one: ``lib64/libascendcl.so``,
+    ``lib64/libnnopbase.so`` and, with ``builtin``, CANN's ``libopapi_nn.so`` (a copy of
+    ``builtin_library`` if given: a twin whose kernel leaves no stamp stands for CANN's). With
+    ``package``, the package is installed the shared way, into CANN's ``opp/vendors`` and its
+    ``config.ini``. For tests of the backend's choice, off an NPU.
     """
     cann = root / "cann"
     copies = {
@@ -146,13 +143,12 @@ _INSTALL_VARIABLES: Final = frozenset(
 def probe_backend(cann: Path, kind: str, **variables: str) -> str:
     """Which file serves ``aclnnMishBackward`` for ``MISHGRAD_BACKEND=kind`` under ``cann``.
 
-    Runs in a fresh Python process, as a program starting on that host would: the backend's
-    libraries are loaded with global scope (CANN's operator libraries resolve runtime symbols
-    through them), and in this process they would then stand in for the same symbols of every
-    library loaded later, the twin's included. The variables that say where packages are
-    installed are those in ``variables`` only (``MISHGRAD_OPP_PATH`` defaults to an empty
-    folder beside ``cann``). Returns ``served by ROOT/<path>`` (``ROOT``: ``cann``'s parent) and the
-    ``ASCEND_CUSTOM_OPP_PATH`` the process ran with, or ``stops: <the error's first line>``.
+    Runs in a fresh Python process, as a program starting on that host would (here, the backend's
+    libraries, loaded with global scope, would stand in for the symbols of every library loaded
+    later). Of the variables that say where packages are, only ``variables`` are set
+    (``MISHGRAD_OPP_PATH`` defaults to an empty folder). Returns ``served by ROOT/<path>; ...``
+    (``ROOT``: ``cann``'s parent) with the process's ``ASCEND_CUSTOM_OPP_PATH``, or ``stops: <the
+    error>``.
     """
     script = (
         "import os, sys; from mishgrad import aclnn; "
@@ -164,13 +160,8 @@ def probe_backend(cann: Path, kind: str, **variables: str) -> str:
         ASCEND_HOME_PATH=str(cann), MISHGRAD_OPP_PATH=str(cann.parent / "no-private-opp")
     )
     environment.update(variables)
-    result = subprocess.run(
-        [sys.executable, "-c", script, kind],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [sys.executable, "-c", script, kind]
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     root = cann.parent.resolve()
     if result.returncode == 0:
         served, custom = [*result.stdout.splitlines(), ""][:2]

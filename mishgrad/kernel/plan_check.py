@@ -32,12 +32,10 @@ _CORE_FIELDS: Final = {
 def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> None:
     """Refuse a supplied plan that the twin cannot check safely, or that leaves output unwritten.
 
-    The twin bounds-checks the kernel's accesses against tensors of ``plan.totalLength``
-    elements and starts ``blockDim`` threads, so those must be the arrays' length and the
-    platform's cores; each buffer must fit the UB (the kernel's byte counts are 32-bit); and
-    the cores' slices and tiles must reach every element, since no check sees a write that
-    never happens. A plan that reaches *past* a slice or the tensor is left to the twin's
-    bounds checks, which name the AscendC call (notebook 07 shows them).
+    Every field must fit its C type, ``totalLength`` be x's size, ``blockDim`` within the
+    platform's cores and each buffer within the UB, and the cores' slices and tiles must reach
+    every element. A plan that reaches *past* a slice or the tensor is left to the twin's bounds
+    checks, which name the AscendC call (notebook 07 shows them).
 
     Raises
     ------
@@ -103,7 +101,7 @@ def _check_tile_length(plan: tiling.TilingPlan, dtype_size: int, chip: Platform)
 
 
 def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
-    """Every element of the n must lie in a core's slice, and in one of that core's tiles."""
+    """Every one of the n elements must lie in a core's slice, and in one of its tiles."""
     big, cores = plan.bigCoreNum, plan.blockDim
     kinds = {"big": big > 0, "small": cores - 1 > big, "last": big < cores}  # as core_slices
     for kind in (kind for kind, used in kinds.items() if used):
@@ -126,11 +124,7 @@ def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
 
 
 def _check_tiles(plan: tiling.TilingPlan, kind: str, length: int) -> None:
-    """A core's tiles must reach the end of its slice; if they stop short, name the field.
-
-    The field is the tile count or the tail, whichever is short of what
-    :mod:`~mishgrad.kernel.tiling` makes of the slice.
-    """
+    """A core's tiles must reach the end of its slice; else name the count or tail short of it."""
     _, count_field, tail_field = _CORE_FIELDS[kind]
     count, tail, tile = getattr(plan, count_field), getattr(plan, tail_field), plan.tileLength
     if tail > tile:
