@@ -1,20 +1,16 @@
 """Compiling translation units into a cache keyed by their content, shared by every copy.
 
-An edit to one kernel file should recompile only the units that read it, and a new copy of
-``kernel/`` (a learner's scratch copy) should compile nothing it did not change. Each unit's
-object is kept under ``<cache>/objects/<identity>/<content>.o``:
+An edit to one kernel file recompiles only the units that read it, and a new copy of ``kernel/``
+(a learner's scratch copy) compiles nothing it did not change: a unit's object is kept under
+``<cache>/objects/<identity>/<content>.o``. The *identity* hashes the compiler (command and
+version), the flags and the source, every path inside the unit's *base* folder (the kernel
+folder, where the compiler runs) written relative to it; the *content* hashes every file the
+unit read when last compiled (the compiler's own list, ``-MMD``), whatever its modification time.
 
-- the *identity* hashes the compiler (its command and version), the flags and the source, with
-  every path inside the unit's *base* folder (the kernel folder) written relative to it; the
-  compiler runs in that folder, so a copy elsewhere is the same unit;
-- the *content* hashes every file the unit read when it was last compiled (the compiler's own
-  list, ``-MMD``, parsed as make reads it) by content, whatever its suffix or modification time.
-
-Beside each object, its size and SHA-256: only the file that was written is linked. A unit whose
-files all hash as recorded reuses its object; the others are compiled under a progress line
-(``MISHGRAD_BUILD_PROGRESS=0`` silences it, as ``make test`` and ``make notebooks`` do, so that
-stored notebook outputs never depend on what the cache held). Objects are published by an
-atomic rename, so processes share the cache safely. The compiler is ``$CXX``
+Each object is recorded with its size and SHA-256 and published by an atomic rename, so
+processes share the cache safely and only a whole file is linked. A line on stdout counts the
+units compiled (``MISHGRAD_BUILD_PROGRESS=0`` silences it, as ``make test`` and ``make
+notebooks`` do, so that stored outputs never depend on the cache). The compiler is ``$CXX``
 (:func:`compiler_command`), for every build of the project.
 """
 
@@ -250,10 +246,9 @@ class ObjectCache:
         source = unit[0]
         folder = self._folder(unit)
         target, depfile = workdir / f"{folder.name}.o", workdir / f"{folder.name}.d"
-        command = [*self.compiler, *self._arguments(unit), "-MMD", "-MF", str(depfile)]
-        result = subprocess.run(
-            [*command, "-o", str(target)], cwd=self.base, capture_output=True, text=True
-        )
+        outputs = ["-MMD", "-MF", str(depfile), "-o", str(target)]
+        command = [*self.compiler, *self._arguments(unit), *outputs]
+        result = subprocess.run(command, cwd=self.base, capture_output=True, text=True)
         if result.returncode != 0:
             raise TwinBuildError(f"compiling {source.name} failed:\n{result.stderr.strip()}")
         for written in (target, depfile):
@@ -261,7 +256,7 @@ class ObjectCache:
         files = dependencies(depfile.read_text())
         folder.mkdir(parents=True, exist_ok=True)
         obj = folder / f"{content_key(files, self.base)}.o"
-        _publish_json(obj.with_suffix(".json"), _record(target))
+        publish_record(target, obj.with_suffix(".json"))
         os.replace(target, obj)  # atomic: another builder sees no object or a whole one
         _publish_json(folder / "deps.json", files)
         return Compiled(obj, files)
@@ -286,10 +281,6 @@ class ObjectCache:
         return [entry if entry is not None else next(built) for entry in found]
 
 
-def _record(path: Path) -> dict[str, object]:
-    return {"size": path.stat().st_size, "sha256": file_digest(path)}
-
-
 def _publish_json(path: Path, value: object) -> None:
     """Write ``value`` to ``path`` atomically: readers see the old file or the whole new one."""
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as file:
@@ -311,4 +302,4 @@ def publish_record(path: Path, record: Path, **more: object) -> None:
 
     Written before ``path`` is published: :func:`verified` then accepts that file alone.
     """
-    _publish_json(record, {**_record(path), **more})
+    _publish_json(record, {"size": path.stat().st_size, "sha256": file_digest(path), **more})

@@ -5,14 +5,13 @@ One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascen
 last two through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the
 standard library, so it runs before the virtual environment exists).
 
-**Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
-type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
-config.ini`` lists in ``load_priority``, overlaid by every folder in ``$ASCEND_CUSTOM_OPP_PATH``
-(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp`` L148-384). A
-package in CANN's ``opp/vendors`` would replace ``MishGrad`` for every program on the host, so
-the book installs it into a folder of its own (:func:`private_opp`), and only a process that
-asks for it (``MISHGRAD_BACKEND=ascend``) puts it on its own ``ASCEND_CUSTOM_OPP_PATH``
-(:func:`activation`), before CANN's libraries are loaded.
+**Why a private install.** nnopbase builds one kernel table per process, keyed by op type, from
+CANN's kernels, the vendors CANN's ``opp/vendors/config.ini`` lists and the folders of
+``$ASCEND_CUSTOM_OPP_PATH`` (opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/
+op_kernel_lib.cpp`` L148-384): a package in CANN's ``opp/vendors`` would replace ``MishGrad``
+for every program on the host. So the book installs it into a folder of its own
+(:func:`private_opp`), which only a process that asks for it puts on its own
+``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`); ``kernel/mish_grad/README.md`` tells more.
 
 **The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
 e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:

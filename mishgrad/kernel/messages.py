@@ -1,16 +1,11 @@
 """The language of what the kernel and aclnn layers say to a learner: a hook the book sets.
 
 A Chinese notebook runs the English code, so the messages a learner debugs with (a
-:class:`~mishgrad.kernel.isolation.KernelError`, a
-:class:`~mishgrad.kernel.compile_units.TwinBuildError`, a refused plan or reset, the build's
-progress line, a listing's title) are translated where they are made. These layers may not
-import the book's translations (:mod:`mishgrad.book.i18n`), so :func:`mishgrad.book.language.use`
-hands its translator down (:func:`set_translator`), and every such message passes through
-:func:`translate`.
-
-A message is translated as it is composed, its parts first (a core's last call, a stray write),
-so that a field of a sentence is already translated when the sentence is. What the C++ twin or
-the compiler wrote matches no template and stays as written, as in the C example and CI logs.
+:class:`~mishgrad.kernel.isolation.KernelError`, a refused plan, the build's progress line, ...)
+are translated where they are made, as they are composed, their parts first. These layers may
+not import the book (:mod:`mishgrad.book.i18n`), so :func:`mishgrad.book.language.use` hands its
+translator down (:func:`set_translator`). What the C++ twin or the compiler wrote matches no
+template and stays as written, as in the C example and CI logs.
 """
 
 from __future__ import annotations

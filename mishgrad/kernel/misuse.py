@@ -1,14 +1,10 @@
 """Kernels that break one rule each, run live on the twin, beside what an NPU shows for them.
 
-``tests/twin/misuse_kernels.cpp`` holds small AscendC programs, each making one classic
-mistake (a misaligned UB offset, a partial 32-byte block, a read past a tensor, queue misuse,
-...). :func:`run` builds them against the twin and returns the twin's message for one of them;
-:data:`MISUSES` says, for each, what the mistake is and what an Ascend NPU shows for it, with
-the public source of that statement. Notebook 07 puts the two side by side; the tests hold
-the twin to its messages.
-
-"Twin-only" marks a check that the twin makes and the NPU does not: there the NPU runs on,
-and what it computes is undefined (stale or overwritten data), or it fails later, elsewhere.
+``tests/twin/misuse_kernels.cpp`` holds small AscendC programs, each making one classic mistake
+(a misaligned UB offset, a read past a tensor, queue misuse, ...). :func:`run` returns the
+twin's message for one; :data:`MISUSES` says what each mistake is and what an Ascend NPU shows
+for it, with the public source. "Twin-only" marks a check the NPU does not make: it runs on, and
+what it computes is undefined (stale or overwritten data), or it fails later, elsewhere.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """How CANN's ops-nn builds an operator directory: names, paths and per-target include dirs.
 
-``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes in an
-ops-nn checkout, what the custom package it builds is called, and which directories of the
-operator ops-nn puts on each compiler's include path. The twin's build
-(:mod:`mishgrad.kernel.twin_build`, :mod:`mishgrad.aclnn.example`) and ``make cann-check``
-(``tools/cann_check/check.py``) take the operator's include directories from here, so a
-source that compiles here compiles in ops-nn too.
+``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes
+in an ops-nn checkout, what its custom package is called, and which of its directories ops-nn
+puts on each compiler's include path: the twin's build and ``make cann-check``
+(``tools/cann_check/check.py``) take them from here, so a source that compiles here compiles in
+ops-nn too.
 
 Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
@@ -106,28 +105,19 @@ def stand_in_package(vendor: Path, library: Path) -> Path:
     return vendor
 
 
-def stand_in_install(
-    root: Path, library: Path, *, package: bool, builtin: bool, builtin_library: Path | None = None
-) -> Path:
+def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool) -> Path:
     """A folder laid out like an installed CANN whose libraries are copies of ``library``.
 
     ``library`` must export the whole ABI, as the twin's does. One file per role, so that the
     answer to "which file serves aclnnMishBackward" names one: ``lib64/libascendcl.so``,
-    ``lib64/libnnopbase.so`` and, with ``builtin``, CANN's ``libopapi_nn.so`` (a copy of
-    ``builtin_library`` if given: a twin whose kernel leaves no stamp stands for CANN's). With
-    ``package``, the package is installed the shared way, into CANN's ``opp/vendors`` and its
-    ``config.ini``. For tests of the backend's choice, off an NPU.
+    ``lib64/libnnopbase.so`` and, with ``builtin``, CANN's ``libopapi_nn.so``. With ``package``,
+    the package is installed the shared way, into CANN's ``opp/vendors`` and its ``config.ini``.
+    For tests of the backend's choice, off an NPU.
     """
     cann = root / "cann"
-    copies = {
-        cann / "lib64" / "libascendcl.so": library,
-        cann / "lib64" / "libnnopbase.so": library,
-    }
-    if builtin:
-        copies[cann / "lib64" / "libopapi_nn.so"] = builtin_library or library
-    for target, origin in copies.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(origin, target)
+    (cann / "lib64").mkdir(parents=True, exist_ok=True)
+    for name in ("libascendcl.so", "libnnopbase.so", *(("libopapi_nn.so",) if builtin else ())):
+        shutil.copy(library, cann / "lib64" / name)
     if package:
         stand_in_package(cann / "opp" / "vendors" / VENDOR_DIR, library)
         (cann / "opp" / "vendors" / "config.ini").write_text(f"load_priority={VENDOR_DIR}\n")
@@ -156,10 +146,8 @@ def probe_backend(cann: Path, kind: str, **variables: str) -> str:
         "print(os.environ.get('ASCEND_CUSTOM_OPP_PATH', ''))"
     )
     environment = {k: v for k, v in os.environ.items() if k not in _INSTALL_VARIABLES}
-    environment.update(
-        ASCEND_HOME_PATH=str(cann), MISHGRAD_OPP_PATH=str(cann.parent / "no-private-opp")
-    )
-    environment.update(variables)
+    empty = str(cann.parent / "no-private-opp")
+    environment |= {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": empty, **variables}
     command = [sys.executable, "-c", script, kind]
     result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     root = cann.parent.resolve()

@@ -24,6 +24,10 @@ _PLATFORM_ASCENDC: Final = "impl/utils/tiling/platform/platform_ascendc.cpp"
 #: Size of the scratch area Select's tensor modes use at the top of UB (where they use one).
 SELECT_SCRATCH_BYTES: Final = 8 * 1024
 
+#: ops-nn's tiling test of conv3d_backprop_filter_v2, which names two A2 chips' cores.
+_CONV3D_TEST: Final = (
+    "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp"
+)
 #: asc-devkit's AscendC reference page of Select, and its kernel constants.
 _SELECT_PAGE: Final = "docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Select.md"
 _CONSTANTS: Final = "impl/basic_api/utils/kernel_utils_constants.h"
@@ -46,15 +50,9 @@ SOURCES: Final[dict[str, str]] = {
         (14, 58),
     ),
     "910B2: 24 AI cores (ops-nn conv3d_backprop_filter_v2 tiling test)": permalink(
-        OPS_NN,
-        "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp",
-        (186, 189),
+        OPS_NN, _CONV3D_TEST, (186, 189)
     ),
-    "910B3: 20 AI cores (the same test)": permalink(
-        OPS_NN,
-        "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp",
-        (279, 282),
-    ),
+    "910B3: 20 AI cores (the same test)": permalink(OPS_NN, _CONV3D_TEST, (279, 282)),
     "The tiling API reports the UB 256 bytes short on ASCEND910B only (asc-devkit)": permalink(
         ASC_DEVKIT, _PLATFORM_ASCENDC, (149, 159)
     ),

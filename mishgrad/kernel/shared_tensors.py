@@ -1,12 +1,10 @@
 """The tensors of an isolated launch, in shared memory, each between two guards.
 
 :mod:`mishgrad.kernel.isolation` copies a launch's tensors into shared-memory blocks that its
-worker process (:mod:`mishgrad.kernel.worker`) hands the kernel, and reads the output back
-from them. The twin checks every access an AscendC call makes; a write through a raw pointer
-(``GetPhyAddr()``, or arithmetic on a ``GM_ADDR``) it cannot see. So each tensor starts
-:data:`GUARD_BYTES` into its block, between two guards of a known pattern, and after the launch
-:func:`strays` finds the guards a raw write a few elements outside a tensor changed, and the
-inputs' bytes it changed.
+worker process (:mod:`mishgrad.kernel.worker`) hands the kernel. The twin checks every access an
+AscendC call makes, but not a write through a raw pointer (``GetPhyAddr()``, arithmetic on a
+``GM_ADDR``): so each tensor lies between two guards of a known pattern, and :func:`strays`
+finds the guards and the inputs' bytes such a write changed.
 """
 
 from __future__ import annotations

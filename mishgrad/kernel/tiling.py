@@ -141,18 +141,12 @@ def plan(
 
     Parameters
     ----------
-    total_length
-        Elements n (>= 1).
-    dtype_size
-        Bytes per element: 4 (float32) or 2 (float16, bfloat16).
-    has_tanhx
-        Whether the forward pass supplied tanhx.
-    ub_reported
-        UB bytes as the tiling API reports them (physical minus 256).
-    core_count
-        Vector cores available.
-    select_scratch
-        Whether Select's tensor modes need the 8 KB scratch area at the top of UB
+    total_length, dtype_size, has_tanhx
+        Elements n (>= 1); bytes per element, 4 (float32) or 2 (float16, bfloat16); whether
+        the forward pass supplied tanhx.
+    ub_reported, core_count, select_scratch
+        UB bytes as the tiling API reports them (physical minus 256 on Atlas A2); vector cores
+        available; whether Select's tensor modes need the 8 KB scratch area at the top of UB
         (:attr:`mishgrad.kernel.platforms.Platform.select_uses_scratch`).
 
     Raises

@@ -1,12 +1,9 @@
 """Reading the CPU twin's trace: the calls of each core and tile, and the instructions they run.
 
 ``mishgrad.kernel.twin.run_kernel(..., trace=True)`` returns one
-:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call: the core, its program order
-(``sequence``), the call's name (``op``), element ``count``, ``bytes``, UB byte offsets
-(``dst``, ``src0``, ``src1``, -1 where not applicable) and, for copies, the byte offset into
-the host tensor (``gm_offset``). This module splits them by core and tile, labels each call
-with its pipeline stage (:func:`stages`) and counts a tile's vector instructions
-(:func:`instruction_counts`); :mod:`~mishgrad.kernel.ub_layout` builds the UB map on it.
+:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call. This module splits them by
+core and tile, labels each call with its pipeline stage (:func:`stages`) and counts a tile's
+vector instructions (:func:`instruction_counts`).
 """
 
 from __future__ import annotations

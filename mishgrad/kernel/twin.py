@@ -98,11 +98,8 @@ def native_tiling(
         If an isolated tiling crashed or did not return.
 
     """
-    path = library_path(kernel_dir, dtype)
-    isolate = runs_isolated(kernel_dir, isolated)
-    return _tiling(
-        path, isolate, total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch
-    )
+    values = (total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch)
+    return _tiling(library_path(kernel_dir, dtype), runs_isolated(kernel_dir, isolated), *values)
 
 
 def _tiling(path: Path, isolate: bool, *values: int) -> tiling.TilingPlan:
@@ -196,10 +193,9 @@ def run_kernel(
         Arrays of one dtype (float32, float16 or bfloat16) and one size (no broadcasting
         here: that is the aclnn layer's job). ``tanhx`` selects the kernel's tanhx branch.
         Any byte order; lists become float32 (:func:`mishgrad.math.dtypes.as_input`).
-    on
-        The platform whose UB size and core count the tiling plans for.
-    cores
-        Use at most this many vector cores (default: all of the platform's).
+    on, cores
+        The platform whose UB size and core count the tiling plans for, and at most how many of
+        its vector cores to use (default: all).
     host_threads
         Host threads that run the virtual cores (default: the machine's CPU count).
     trace
@@ -216,11 +212,10 @@ def run_kernel(
     kernel_dir
         The operator's folder to build the twin from (default: the repository's; a
         scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
-    isolated
-        Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of
-        ``kernel/`` or with a ``plan``, not for the repository's own (:func:`runs_isolated`).
-    watchdog
-        When an isolated launch that does not finish is stopped (default: :class:`Watchdog`).
+    isolated, watchdog
+        Run in a worker process (:mod:`mishgrad.kernel.isolation`), stopped by ``watchdog``
+        (default: :class:`Watchdog`) if it does not finish; by default for a copy of ``kernel/``
+        or with a ``plan``, not for the repository's own (:func:`runs_isolated`).
 
     Raises
     ------
@@ -261,15 +256,8 @@ def run_kernel(
     tensors = {"grad": grad_flat, "x": x_flat, "x_grad": out.reshape(-1)}
     if tanhx_flat is not None:
         tensors["tanhx"] = tanhx_flat
-    tiles = max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum)
-    one = Launch(
-        MISH_GRAD.entry(dtype_name(dtype)),
-        MISH_GRAD.arguments,
-        tensors,
-        MISH_GRAD.outputs,
-        bytes(TilingData.from_plan(plan)),
-        plan.blockDim,
-        int(tiles),
-    )
+    tiles = int(max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum))
+    entry, data = MISH_GRAD.entry(dtype_name(dtype)), bytes(TilingData.from_plan(plan))
+    one = Launch(entry, MISH_GRAD.arguments, tensors, MISH_GRAD.outputs, data, plan.blockDim, tiles)
     log, events = launch(path, one, config, isolated=isolate, watchdog=watchdog)
     return KernelRun(out.reshape(x.shape), plan, events, log)

@@ -1,11 +1,9 @@
 """The twin library's C ABI as ctypes sees it: its structs and its functions' signatures.
 
-``kernel/twin/include/twin/capi.h`` declares what the twin library exports, and MishGrad's
-twin glue (``kernel/mish_grad/twin``) adds ``mishgrad_tiling``; this module mirrors them for
-:mod:`mishgrad.kernel.twin` (which runs kernels in this process) and
-:mod:`mishgrad.kernel.isolation` (which runs them in a worker process). :class:`Launch` is one
-launch of any operator's kernel entry, and :func:`run_entry` runs it through the twin's
-launcher, ``mishgrad_twin_run``.
+It mirrors ``kernel/twin/include/twin/capi.h`` and MishGrad's ``mishgrad_tiling`` (its twin
+glue, ``kernel/mish_grad/twin``) for :mod:`mishgrad.kernel.twin` and the worker process of
+:mod:`mishgrad.kernel.isolation`. :class:`Launch` is one launch of any operator's kernel entry,
+which :func:`run_entry` runs through the twin's launcher, ``mishgrad_twin_run``.
 """
 
 from __future__ import annotations
@@ -68,18 +66,15 @@ class TwinConfig(ctypes.Structure):
 class TwinRegion(ctypes.Structure):
     """``TwinRegion`` (kernel/twin/include/twin/capi.h): a tensor a launch may touch."""
 
-    _fields_ = [
-        ("address", ctypes.c_void_p),
-        ("bytes", ctypes.c_uint64),
-        ("name", ctypes.c_char_p),
-    ]
+    _fields_ = [("address", ctypes.c_void_p), ("bytes", ctypes.c_uint64), ("name", ctypes.c_char_p)]
 
 
 #: NumPy view of the twin's progress board (``twin::ProgressSlot``, one per core).
 PROGRESS_DTYPE: Final = np.dtype([("calls", np.uint64), ("op", "S24")])
 
-#: ``twin::TraceEvent`` (kernel/twin/include/twin/core.h), field for field (``gm_offset``: its
-#: ``gmOffset``): the records ``mishgrad_twin_trace_copy`` writes.
+#: ``twin::TraceEvent`` (kernel/twin/include/twin/core.h), field for field, the records
+#: ``mishgrad_twin_trace_copy`` writes: UB byte offsets are -1 where a call has none;
+#: ``gm_offset`` (its ``gmOffset``) is a copy's byte offset into the host tensor.
 TRACE_DTYPE: Final = np.dtype(
     [
         ("core", np.uint32),
@@ -129,15 +124,10 @@ def load(path: Path) -> ctypes.CDLL:
         inputs = [c.c_uint64, c.c_uint32, c.c_int32, c.c_uint64, c.c_uint32, c.c_int32]
         library.mishgrad_tiling.argtypes = [*inputs, c.POINTER(TilingData)]
         library.mishgrad_tiling.restype = c.c_int32
-    library.mishgrad_twin_run.argtypes = [
-        c.c_void_p,
-        c.POINTER(c.c_void_p),
-        c.c_uint32,
-        c.c_uint32,
-        c.POINTER(TwinRegion),
-        c.c_uint32,
-        c.POINTER(TwinConfig),
-    ]
+    # entry, arguments and their count, cores, regions and their count, config
+    regions, config = c.POINTER(TwinRegion), c.POINTER(TwinConfig)
+    run = [c.c_void_p, c.POINTER(c.c_void_p), c.c_uint32, c.c_uint32, regions, c.c_uint32, config]
+    library.mishgrad_twin_run.argtypes = run
     library.mishgrad_twin_run.restype = c.c_int32
     floats = c.POINTER(c.c_float)
     library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
@@ -173,10 +163,7 @@ class Launch:
 
 
 def run_entry(
-    library: ctypes.CDLL,
-    launch: Launch,
-    regions: Mapping[str, tuple[int, int]],
-    config: TwinConfig,
+    library: ctypes.CDLL, launch: Launch, regions: Mapping[str, tuple[int, int]], config: TwinConfig
 ) -> int:
     """Run ``launch`` with its tensors at ``regions`` (name: address and bytes); the status.
 
@@ -199,13 +186,7 @@ def run_entry(
         else None
     )
     return library.mishgrad_twin_run(
-        entry,
-        arguments,
-        len(launch.arguments),
-        launch.block_dim,
-        table,
-        len(regions),
-        ctypes.byref(config),
+        entry, arguments, len(arguments), launch.block_dim, table, len(table), ctypes.byref(config)
     )
 
 

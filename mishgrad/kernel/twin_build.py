@@ -1,22 +1,18 @@
 """Building the CPU twin: the real kernel sources compiled with g++ into a cached library.
 
 An operator's twin library (:func:`kernel_spec`) links ``kernel/twin`` (our host implementation
-of the AscendC API subset, the ACL runtime and the launcher), the operator's twin glue (the
-``twin/`` folder of its folder) and its kernel entry (``op_kernel/<name>.cpp``), once per dtype.
-:func:`build` builds it on demand. Each unit's object is cached on its own
-(:mod:`mishgrad.kernel.compile_units`), and a library's folder is named by its compiler and its
-objects: an edit recompiles only the units that read the edited file, and an unchanged tree
-reuses the build. Builders take turns (a lock file) and publish with an atomic rename; every
-object and library is checked against the size and SHA-256 recorded when it was written before
-it is used; a new library is loaded once in a process of its own, its entry points checked,
-before it is published; a killed build leaves only a work folder that the next build removes;
-and a populated cache serves a machine without a compiler, by the sources' content alone.
-:mod:`mishgrad.kernel.twin` loads and runs what this builds.
+of the AscendC API subset, the ACL runtime and the launcher), the operator's twin glue (its
+folder's ``twin/``) and its kernel entry (``op_kernel/<name>.cpp``), once per dtype. :func:`build`
+links it from objects cached per unit (:mod:`mishgrad.kernel.compile_units`) into a folder
+named by its compiler and its objects. Builders take turns (a lock file) and publish with an
+atomic rename; a library is used only if it is the file recorded when it was written, and
+published only once it loaded in a process of its own, its entry points found. A populated cache
+serves a machine without a compiler, by the sources' content alone.
 
-Environment variables: ``CXX`` (the compiler, default ``g++``), ``MISHGRAD_CACHE`` (cache root;
-unset or empty: ``~/.cache/mishgrad``), ``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``,
-which adds AddressSanitizer and UndefinedBehaviorSanitizer and runs only in a process started
-with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``).
+Environment variables: ``CXX``, ``MISHGRAD_CACHE`` (:func:`cache_root`) and
+``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``, which adds AddressSanitizer and
+UndefinedBehaviorSanitizer and runs only in a process started with the sanitizer runtime
+preloaded; see ``tests/test_sanitizers.py``).
 """
 
 from __future__ import annotations
@@ -34,23 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import opsnn
-from .compile_units import (
-    Compiled,
-    ObjectCache,
-    TwinBuildError,
-    Unit,
-    check_written,
-    compiler_version,
-    content_key,
-    digest,
-    found_compiler,
-    missing_compiler,
-    publish_record,
-    relative,
-    unit_arguments,
-    verified,
-)
+from . import compile_units, opsnn
+from .compile_units import Compiled, TwinBuildError, Unit
 from .operators import MISH_GRAD, OperatorSpec
 from .source import TWIN_DIR
 from .twin_abi import require_sanitizer_runtime
@@ -83,15 +64,6 @@ _LOAD_CHECK: Final = (
 )
 
 
-def _sources_root(root: Path) -> Path:
-    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
-        raise TwinBuildError(
-            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
-            "of the repository (`make lab` does this)"
-        )
-    return root
-
-
 @dataclass(frozen=True)
 class BuildSpec:
     """What to compile into one library: sources (each with its extra flags) and includes.
@@ -118,8 +90,8 @@ class BuildSpec:
 
     def recipe(self) -> str:
         """Everything the compiler is told, relative to :attr:`base`, the compiler aside."""
-        flags = [relative(flag, self.base) for flag in self.flags()]
-        units = [unit_arguments(unit, self.base) for unit in self.units]
+        flags = [compile_units.relative(flag, self.base) for flag in self.flags()]
+        units = [compile_units.unit_arguments(unit, self.base) for unit in self.units]
         return repr((flags, units, self.libraries))
 
 
@@ -139,6 +111,8 @@ def kernel_spec(
     ------
     ValueError
         For an unknown flavour or a dtype the operator does not support.
+    TwinBuildError
+        If the sources are not there (mishgrad installed from elsewhere than a clone).
 
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
@@ -146,7 +120,12 @@ def kernel_spec(
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
     dtypes = operator.dtypes if dtype is None else (dtype,)
     entries = tuple(operator.entry(each) for each in dtypes)  # checks the dtype
-    root = _sources_root(Path(root or operator.directory))
+    root = Path(root or operator.directory)
+    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
+        raise TwinBuildError(
+            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
+            "of the repository (`make lab` does this)"
+        )
     # The glue also sees the operator's headers; the twin sees none; the kernel, an
     # Ascend-side source, sees exactly what ops-nn gives it, so an include that ops-nn cannot
     # resolve fails here too.
@@ -202,21 +181,18 @@ def _make_folder(folder: Path) -> None:
         ) from error
 
 
-def _library(root: Path, spec: BuildSpec, compiler: list[str], objects: list[str]) -> Path:
-    """Where the library of ``spec`` linked from ``objects`` (their paths in the cache) lives."""
-    version = compiler_version(tuple(compiler))
-    name = digest(repr(compiler), version, spec.recipe(), *objects)
+def _library(root: Path, spec: BuildSpec, compiler: list[str], objects: Sequence[Compiled]) -> Path:
+    """Where the library of ``spec`` linked from ``objects`` lives, named by their cache paths."""
+    names = [str(entry.obj.relative_to(root)) for entry in objects]
+    version = compile_units.compiler_version(tuple(compiler))
+    name = compile_units.digest(repr(compiler), version, spec.recipe(), *names)
     return root / f"{spec.name}-{spec.flavour}-{name}" / f"lib{spec.name}.so"
-
-
-def _object_names(root: Path, entries: Sequence[Compiled]) -> list[str]:
-    return [str(entry.obj.relative_to(root)) for entry in entries]
 
 
 def _sources_key(spec: BuildSpec, files: Sequence[str]) -> str | None:
     """What the library is made of, with no compiler in it: the recipe and the files' content."""
-    key = content_key(files, spec.base)
-    return None if key is None else digest(spec.recipe(), key)
+    key = compile_units.content_key(files, spec.base)
+    return None if key is None else compile_units.digest(spec.recipe(), key)
 
 
 def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
@@ -229,7 +205,7 @@ def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
         except (OSError, ValueError, KeyError, TypeError):
             continue
         same = record.get("sources") == _sources_key(spec, files)
-        if same and verified(library, folder / _MANIFEST):
+        if same and compile_units.verified(library, folder / _MANIFEST):
             return library
     return None
 
@@ -257,17 +233,22 @@ def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial
     result = subprocess.run([*link, "-o", str(partial)], capture_output=True, text=True)
     if result.returncode != 0:
         raise TwinBuildError(f"linking {partial.name} failed:\n{result.stderr.strip()}")
-    check_written(compiler, partial, f"linking {partial.name}")
+    compile_units.check_written(compiler, partial, f"linking {partial.name}")
     _check_loads(partial, spec, compiler)
 
 
-def _publish(root: Path, spec: BuildSpec, compiled: list[Compiled], partial: Path, library: Path):
+def _publish(
+    root: Path,
+    spec: BuildSpec,
+    compiled: list[Compiled],
+    partial: Path,
+    library: Path,
+):
     """Record the library's size, SHA-256 and sources beside it, then move it into place."""
     files = sorted({name for entry in compiled for name in entry.files})
     library.parent.mkdir(parents=True, exist_ok=True)
-    publish_record(
-        partial, library.parent / _MANIFEST, files=files, sources=_sources_key(spec, files)
-    )
+    manifest = library.parent / _MANIFEST
+    compile_units.publish_record(partial, manifest, files=files, sources=_sources_key(spec, files))
     os.replace(partial, library)  # atomic: readers see no library or a whole one
 
 
@@ -287,17 +268,19 @@ def build(spec: BuildSpec | None = None) -> Path:
     if spec.flavour == "asan":
         require_sanitizer_runtime(f"the {spec.name} library")
     root = cache_root()
-    compiler = found_compiler()
+    compiler = compile_units.found_compiler()
     if compiler is None:
         cached = _cached_without_compiler(root, spec)
         if cached is None:
-            raise missing_compiler(", and no built twin for these sources in the cache")
+            raise compile_units.missing_compiler(
+                ", and no built twin for these sources in the cache"
+            )
         return cached
-    cache = ObjectCache(root, compiler, spec.flags(), spec.base)
+    cache = compile_units.ObjectCache(root, compiler, spec.flags(), spec.base)
     known = [cache.cached(unit) for unit in spec.units]
     if all(known):
-        library = _library(root, spec, compiler, _object_names(root, known))  # type: ignore[arg-type]
-        if verified(library, library.parent / _MANIFEST):
+        library = _library(root, spec, compiler, known)  # type: ignore[arg-type]
+        if compile_units.verified(library, library.parent / _MANIFEST):
             return library
     work = root / _WORK
     _make_folder(work)
@@ -307,23 +290,18 @@ def build(spec: BuildSpec | None = None) -> Path:
             shutil.rmtree(leftover, ignore_errors=True)
         with tempfile.TemporaryDirectory(dir=work, prefix=_WORK_PREFIX) as workdir:
             compiled = cache.objects(spec.units, Path(workdir), spec.name)
-            library = _library(root, spec, compiler, _object_names(root, compiled))
-            if not verified(library, library.parent / _MANIFEST):
+            library = _library(root, spec, compiler, compiled)
+            if not compile_units.verified(library, library.parent / _MANIFEST):
                 partial = Path(workdir) / library.name
                 _link(spec, compiler, [entry.obj for entry in compiled], partial)
                 _publish(root, spec, compiled, partial, library)
     return library
 
 
-def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:
+def build_extra(name: str, sources: Sequence[Path]) -> ctypes.CDLL:
     """Build and load another library against the twin headers (used by the misuse tests)."""
-    base = kernel_spec(flavour)
+    base = kernel_spec()
     runtime = tuple(unit for unit in base.units if unit[0].name in RUNTIME_SOURCES)
-    spec = BuildSpec(
-        name,
-        runtime + tuple((Path(s), ()) for s in sources),
-        base.include_dirs,
-        base.flavour,
-        base=base.base,
-    )
+    units = runtime + tuple((Path(s), ()) for s in sources)
+    spec = BuildSpec(name, units, base.include_dirs, base.flavour, base=base.base)
     return ctypes.CDLL(str(build(spec)))
