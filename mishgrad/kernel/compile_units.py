@@ -211,11 +211,7 @@ class Compiled(NamedTuple):
 
 
 class ObjectCache:
-    """The compiled objects under ``root``, for one compiler and one set of shared flags.
-
-    Paths inside ``base`` (the kernel folder, or None) are given to the compiler relative to
-    it, and the compiler runs there: the object of a unit is the same for every copy of it.
-    """
+    """The compiled objects under ``root``, for one compiler, shared flags and ``base`` folder."""
 
     def __init__(
         self, root: Path, compiler: Sequence[str], flags: Sequence[str], base: Path | None

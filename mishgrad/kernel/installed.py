@@ -1,31 +1,25 @@
 """Where this repository's operator package is installed on a CANN host, and who gets its kernel.
 
 One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
-``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow call it (the
-last two through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the
-standard library, so it runs before the virtual environment exists).
+``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow (the last two
+through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
+library, so it runs before the virtual environment exists). Why the package is installed into a
+folder of its own (:func:`private_opp`) and activated per process (:func:`activation`): nnopbase
+builds one kernel table per process, and a package in CANN's ``opp/vendors`` would replace
+``MishGrad`` for every program on the host (``kernel/mish_grad/README.md`` tells the story).
 
-**Why a private install.** nnopbase builds one kernel table per process, keyed by op type, from
-CANN's kernels, the vendors CANN's ``opp/vendors/config.ini`` lists and the folders of
-``$ASCEND_CUSTOM_OPP_PATH`` (opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/
-op_kernel_lib.cpp`` L148-384): a package in CANN's ``opp/vendors`` would replace ``MishGrad``
-for every program on the host. So the book installs it into a folder of its own
-(:func:`private_opp`), which only a process that asks for it puts on its own
-``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`); ``kernel/mish_grad/README.md`` tells more.
-
-**The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
-e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
+The routes of ops-nn's installer (``scripts/custom/install.sh`` at ops-nn e5c3fa9, L38-84 and
+L298-339), in the order :func:`find_package` tries them:
 
 ``private``
-    ``--install-path=DIR``: the package goes to ``DIR/vendors/mishgrad_nn``; no ``config.ini``
-    changes. Found at :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (the
-    package's ``bin/set_env.bash`` adds it there).
+    ``--install-path=DIR``: ``DIR/vendors/mishgrad_nn``, no ``config.ini`` changed. Found at
+    :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (its ``bin/set_env.bash``).
 ``custom``
-    No ``--install-path`` but ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
+    No ``--install-path``, ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
     mishgrad_nn``, listed in a ``config.ini`` beside it that nnopbase does not read.
 ``shared``
-    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini`` — active
-    in every process on the host.
+    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini``, so
+    active in every process on the host.
 """
 
 from __future__ import annotations
@@ -209,9 +203,8 @@ def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
 def main(argv: list[str]) -> int:
     """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
 
-    For ``kernel/mish_grad/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the
-    package (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with.
-    On an error, its message on stderr and exit status 1.
+    ``vendor`` and ``route`` of the package (``ascend`` only) and ``ascend_custom_opp_path``, the
+    value to run the program with; on an error, its message on stderr and exit status 1.
     """
     if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)

@@ -88,9 +88,8 @@ def schedule(work: Sequence[TileWork], model: PipelineModel, buffers: int = 2) -
       output buffer;
     - CopyOut(i) waits for Compute(i) and CopyOut(i-1).
 
-    The queues' *depth* (how many EnQue may precede a DeQue) adds no constraint: in the
-    kernel's program order every EnQue of a tile is followed by that tile's DeQue before
-    the next tile's EnQue, so depth 1 is always enough.
+    The queues' *depth* adds no constraint: every EnQue of a tile is followed by its DeQue
+    before the next tile's EnQue, so depth 1 is always enough (notebook 06).
     """
     if buffers < 1:
         raise ValueError("buffers must be at least 1")

@@ -148,15 +148,13 @@ def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) 
 
 @dataclass(frozen=True)
 class KernelRun:
-    """One launch on the twin: the output, the plan, the trace, and the debug log.
-
-    ``log`` is what the kernel's ``AscendC::printf`` and ``DumpTensor`` wrote, in the NPU's
-    format, core 0 first (each core's lines in program order, whatever the host threads did).
-    """
+    """One launch on the twin: the output, the plan, the trace, and the debug log."""
 
     out: np.ndarray
     plan: tiling.TilingPlan
     trace: np.ndarray  # TRACE_DTYPE records; empty unless trace=True
+    #: What the kernel's ``AscendC::printf`` and ``DumpTensor`` wrote, in the NPU's format, core 0
+    #: first (each core's lines in program order, whatever the host threads did).
     log: str = ""
 
 
@@ -210,8 +208,7 @@ def run_kernel(
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
     kernel_dir
-        The operator's folder to build the twin from (default: the repository's; a
-        scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
+        The operator's folder to build the twin from (:func:`library_path`).
     isolated, watchdog
         Run in a worker process (:mod:`mishgrad.kernel.isolation`), stopped by ``watchdog``
         (default: :class:`Watchdog`) if it does not finish; by default for a copy of ``kernel/``

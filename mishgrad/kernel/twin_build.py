@@ -66,22 +66,17 @@ _LOAD_CHECK: Final = (
 
 @dataclass(frozen=True)
 class BuildSpec:
-    """What to compile into one library: sources (each with its extra flags) and includes.
-
-    ``include_dirs`` are on every unit's path; a unit's own ``-I`` flags only on its own.
-    ``libraries`` are system libraries to link (``("quadmath",)`` adds ``-lquadmath``).
-    ``base`` is the folder the compiler runs in, with the paths inside it given relative to it,
-    so that every copy of it builds the same objects (the kernel folder; None: paths as they
-    are). ``exports`` are entry points the library must have before it is published.
-    """
+    """What to compile into one library: sources (each with its extra flags) and includes."""
 
     name: str
-    units: tuple[Unit, ...]
-    include_dirs: tuple[Path, ...]
+    units: tuple[Unit, ...]  # a unit's own -I flags are on its include path alone
+    include_dirs: tuple[Path, ...]  # on every unit's include path
     flavour: str
-    libraries: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()  # system libraries to link: ("quadmath",) adds -lquadmath
+    #: The folder the compiler runs in, paths inside it given relative to it, so that every copy
+    #: of it builds the same objects (the kernel folder; None: paths as they are).
     base: Path | None = None
-    exports: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()  # entry points the library must have to be published
 
     def flags(self) -> list[str]:
         """Compiler flags shared by every translation unit."""
@@ -170,11 +165,9 @@ def _make_folder(folder: Path) -> None:
         probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
         probe.close()
     except OSError as error:
-        where = (
-            f"MISHGRAD_CACHE={os.environ['MISHGRAD_CACHE']}"
-            if os.environ.get("MISHGRAD_CACHE")
-            else f"the cache folder {folder.parent}"
-        )
+        where = f"the cache folder {folder.parent}"
+        if os.environ.get("MISHGRAD_CACHE"):
+            where = f"MISHGRAD_CACHE={os.environ['MISHGRAD_CACHE']}"
         raise TwinBuildError(
             f"cannot write the twin's build to {folder} ({error.strerror}): {where} is not "
             "writable; set MISHGRAD_CACHE to a writable folder"
