@@ -268,7 +268,7 @@ class DeviceTensor:
         """
         array = as_input(array)
         if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
-            array = np.ascontiguousarray(array)
+            array = array.copy()  # fresh strides: ascontiguousarray keeps a size-1 axis's
         itemsize = array.itemsize
         strides = tuple(s // itemsize for s in array.strides)
         span = (
