@@ -1,25 +1,23 @@
 """The twin of a learner's copy as a backend whose library is loaded only in a worker process.
 
-A copy's op_api, tiling and kernel run inside its twin library: in the notebook's process an
-endless loop in them would hang it for good, a null pointer kill it. A :class:`WorkerBackend`'s
-functions send their name and arguments to the worker of :mod:`mishgrad.kernel.isolation`
-instead, and return its result, so sessions, tensors and both phases run on it unchanged.
-The library's state (ACL, streams, device memory, executors) lives in the worker between
-calls. The watchdog, Interrupt and the crash messages are the worker's; phase 1 and phase 2
-also hand the library a progress board, so the copy's tiling or kernel is stopped after
+In the notebook's process, an endless loop in a copy's op_api, tiling or kernel would hang it
+for good and a null pointer kill it. A :class:`WorkerBackend`'s functions send their name and
+arguments to the worker of :mod:`mishgrad.kernel.isolation` instead, which keeps the library's
+state (ACL, streams, device memory, executors) between calls, so sessions and both phases run
+on it unchanged. Its watchdog, Interrupt and crash messages apply; phase 1 and phase 2 also
+hand the library a progress board, so a tiling or kernel is stopped after
 :attr:`~mishgrad.kernel.isolation.Watchdog.stall` seconds without an AscendC call.
 
-Across the process boundary go ints, None and bytes; a ``byref`` out-parameter and a C array
-(a shape) by value, the former written back; aclrtMemcpy's host memory as bytes, sent or
-returned and written into the caller's array. Each thread of the notebook that calls has a
-thread of its own in the worker, as the library's error messages are per thread.
+Ints, None and bytes cross as they are; a ``byref`` out-parameter and a C array by value, the
+former written back; aclrtMemcpy's host memory as bytes, sent, or returned and written into the
+caller's array. Each calling thread has a thread in the worker: the library's error messages
+are per thread.
 
 The worker is the one ``run_kernel`` uses, not one per library: a learner edits one copy at a
-time and every edit rebuilds the library at a new path, so processes would pile up; one lock,
-one watchdog and one rule for ending with the notebook serve both. A crash, a stop or an
-Interrupt ends the worker and all library state in it, whichever run caused it: each later
-call of a backend bound to it raises, saying so (a release succeeds: what it frees is gone),
-and the next session binds to a fresh worker.
+time and every edit rebuilds the library at a new path, so processes would pile up, and one
+lock, watchdog and rule for ending with the notebook serve both. A crash, stop or Interrupt ends
+the worker and all state in it, whichever run caused it; later calls of a backend bound to it
+raise, saying so (a release succeeds: what it frees is gone); the next session binds afresh.
 """
 
 from __future__ import annotations
@@ -72,14 +70,7 @@ class _Host(NamedTuple):  # host memory: data to copy from, or (None) size bytes
 
 
 def _encode(name: str, arguments: tuple[Any, ...]) -> list[Any]:
-    """``arguments`` as they cross to the worker.
-
-    Raises
-    ------
-    TypeError
-        For an argument of another kind (a ctypes ``pointer()``, say).
-
-    """
+    """``arguments`` as they cross to the worker (TypeError for another kind, a ``pointer()``)."""
     sent = [_value(argument) for argument in arguments]
     if name == "aclrtMemcpy" and len(sent) == 5:
         _, dest_max, _, count, kind = sent
@@ -153,13 +144,7 @@ class WorkerBackend(Backend):
     def call(self, name: str, *arguments: Any) -> Any:
         """``name(*arguments)`` in the worker; out-parameters and host memory are written back.
 
-        Raises
-        ------
-        KernelError
-            If the library crashed or hung (the worker is stopped).
-        RuntimeError
-            If the worker this backend is bound to has ended.
-
+        A crash or a hang raises :class:`~mishgrad.kernel.isolation.KernelError`.
         """
         if self.ended is not None:
             if name in _RELEASES:

@@ -156,11 +156,7 @@ class Session:
         """
         self.require_open()
         data = np.ascontiguousarray(as_input(data))
-        if data.nbytes:
-            copy = self.lib.aclrtMemcpy(
-                address, data.nbytes, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE
-            )
-            self.check(copy, "aclrtMemcpy")
+        self._copy(address, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE)
 
     def download(self, address: int, out: np.ndarray) -> None:
         """Fill ``out`` from device memory at ``address``, which holds values in native order.
@@ -170,13 +166,13 @@ class Session:
         """
         self.require_open()
         native = np.ascontiguousarray(as_input(out))  # ``out`` itself if native and contiguous
-        if native.nbytes:
-            copy = self.lib.aclrtMemcpy(
-                native.ctypes.data, native.nbytes, address, native.nbytes, MEMCPY_DEVICE_TO_HOST
-            )
-            self.check(copy, "aclrtMemcpy")
+        self._copy(native.ctypes.data, address, native.nbytes, MEMCPY_DEVICE_TO_HOST)
         if native is not out:
             out[...] = native
+
+    def _copy(self, dst: int, src: int, nbytes: int, kind: int) -> None:
+        if nbytes:
+            self.check(self.lib.aclrtMemcpy(dst, nbytes, src, nbytes, kind), "aclrtMemcpy")
 
     def synchronize(self) -> None:
         """Wait for the stream; errors of the work it ran surface here."""
