@@ -181,8 +181,8 @@ class WorkerBackend(Backend):
             task = (self.op_library, block and block.name, threading.get_ident(), self.worker)
             try:
                 return isolation.call(serve, *task, name, sent, watchdog=self.watchdog, board=board)
-            except isolation.KernelError as error:
-                self.ended = translate(f"a KernelError stopped it: {error}")
+            except isolation.KernelError:  # its message went to the caller
+                self.ended = translate("a KernelError stopped it")
                 raise
             except KeyboardInterrupt:
                 self.ended = translate("Interrupt stopped it")
