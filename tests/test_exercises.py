@@ -23,7 +23,14 @@ import sympy as sp
 from exercise_answers import Case, all_cases
 from exercise_answers import nb02 as nb02_answers
 
-from mishgrad.book.exercises import COMPILER_LINES, Verdict, call_on_copy, nb01, nb02
+from mishgrad.book.exercises import (
+    COMPILER_LINES,
+    EarlyVerdict,
+    Verdict,
+    call_on_copy,
+    nb01,
+    nb02,
+)
 from mishgrad.kernel import source
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
 
@@ -229,15 +236,18 @@ def test_a_copy_that_fails_to_run_is_reported_with_the_files_it_changed(tmp_path
     def fails() -> None:
         raise OSError("undefined symbol: mish_grad_bfloat16")
 
-    result, verdict = call_on_copy(scratch, fails)
-    assert result is None and verdict is not None and verdict.status == "wrong"
-    assert verdict.message == (
+    with pytest.raises(EarlyVerdict) as stale:
+        call_on_copy(scratch, fails)
+    assert stale.value.verdict.status == "wrong"
+    assert stale.value.verdict.message == (
         "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16; it differs "
         "from kernel/ in op_kernel/mish_grad_stamp.h (`scratch.diff()` shows how, "
         "`scratch.reset()` starts over)"
     )
     scratch.reset()
-    assert call_on_copy(scratch, fails)[1].message == (
+    with pytest.raises(EarlyVerdict) as fresh:
+        call_on_copy(scratch, fails)
+    assert fresh.value.verdict.message == (
         "running your copy failed: OSError: undefined symbol: mish_grad_bfloat16"
     )
 

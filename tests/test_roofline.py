@@ -58,7 +58,7 @@ def test_measured_costs_match_the_trace(costs):
 
 @pytest.mark.parametrize(("dtype", "has_tanhx"), CONFIGS)
 def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanhx, costs):
-    """The model's 64 elements per repeat agrees with pipeline.repeats for a full tile."""
+    """The model's 64 elements per repeat agrees with trace_checks.repeats for a full tile."""
     size = np.dtype(twin.as_dtype(dtype)).itemsize
     chip = platforms.platform("910B2")
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)

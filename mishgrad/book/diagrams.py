@@ -26,13 +26,11 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 
 from .i18n import translate
 
+Point = tuple[float, float]
+Rect = tuple[float, float, float, float]
+_CENTERED: Final = {"ha": "center", "va": "center"}
 #: Fill colours of the data path's parts.
-PATH_COLORS: Final[dict[str, str]] = {
-    "gm": "#dfe7f2",
-    "queue": "#fde9c8",
-    "vector": "#d8efd3",
-    "ub": "#f6f6f6",
-}
+PATH_COLORS: Final = {"gm": "#dfe7f2", "queue": "#fde9c8", "vector": "#d8efd3", "ub": "#f6f6f6"}
 
 
 def _canvas(width: float, height: float, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -44,58 +42,31 @@ def _canvas(width: float, height: float, figsize: tuple[float, float]) -> tuple[
     return figure, ax
 
 
-def _box(
-    ax: Axes,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    text: str,
-    color: str,
-    *,
-    fontsize: float = 9,
-    **kwargs: object,
-) -> None:
-    ax.add_patch(
-        FancyBboxPatch(
-            (x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12", fc=color, ec="0.3", **kwargs
-        )
-    )
+def _box(ax: Axes, rect: Rect, text: str, color: str, **kwargs: object) -> None:
+    """A rounded box at ``rect`` (x, y, width, height), ``text`` in its middle."""
+    x, y, w, h = rect
+    style = {"boxstyle": "round,pad=0.02,rounding_size=0.12", "fc": color, "ec": "0.3"}
+    ax.add_patch(FancyBboxPatch((x, y), w, h, **style, **kwargs))
     if text:
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fontsize)
+        ax.text(x + w / 2, y + h / 2, text, **_CENTERED, fontsize=9)
 
 
-def _arrow(
-    ax: Axes,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    *,
-    dashed: bool = False,
-    color: str = "0.15",
-) -> None:
-    style = {"arrowstyle": "-|>", "color": color, "lw": 1.3, "shrinkA": 0, "shrinkB": 0}
+def _arrow(ax: Axes, start: Point, end: Point, *, dashed: bool = False) -> None:
+    style = {"arrowstyle": "-|>", "color": "0.15", "lw": 1.3, "shrinkA": 0, "shrinkB": 0}
     if dashed:
         style["linestyle"] = (0, (4, 3))
     ax.annotate("", xy=end, xytext=start, arrowprops=style)
 
 
-# 1. The vector core's data path
-
-
 def _queue(ax: Axes, x: float, y: float, name: str, tiles: tuple[str, str]) -> None:
     """A queue: its name above two buffers, each labelled with the tile it holds."""
-    _box(ax, x, y, 2.6, 1.5, "", PATH_COLORS["queue"])
-    ax.text(x + 1.3, y + 1.22, name, ha="center", va="center", fontsize=8.5)
+    _box(ax, (x, y, 2.6, 1.5), "", PATH_COLORS["queue"])
+    ax.text(x + 1.3, y + 1.22, name, **_CENTERED, fontsize=8.5)
     for k, tile in enumerate(tiles):
         left = x + 0.15 + k * 1.2
         ax.add_patch(Rectangle((left, y + 0.15), 1.1, 0.8, fc="white", ec="0.4", lw=0.8))
         ax.text(
-            left + 0.55,
-            y + 0.55,
-            translate(f"buffer {k}") + "\n" + tile,
-            ha="center",
-            va="center",
-            fontsize=7.5,
+            left + 0.55, y + 0.55, translate(f"buffer {k}") + "\n" + tile, **_CENTERED, fontsize=7.5
         )
 
 
@@ -106,55 +77,31 @@ def vector_core_data_path() -> Figure:
     two buffers each) → the vector unit (``Compute``) → the output queue (``VECOUT``, two
     buffers) → MTE3 (``DataCopy`` in ``CopyOut``) → Global Memory. The buffers are labelled
     with the tile each holds in the steady state of double buffering: MTE2 fills tile i+1
-    while the vector unit computes tile i and MTE3 writes tile i−1 back.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One axes without frame, in data coordinates 0–16 × 0–6.
-
+    while the vector unit computes tile i and MTE3 writes tile i−1 back. The figure has one
+    axes without frame, in data coordinates 0–16 × 0–6.
     """
     figure, ax = _canvas(16.0, 6.2, (10.0, 3.9))
-    gm = translate("Global Memory (GM)")
-    _box(
-        ax, 0.1, 1.2, 2.2, 3.4, gm + "\n\n" + translate("inputs:") + "\ngrad, x", PATH_COLORS["gm"]
-    )
-    _box(
-        ax, 13.7, 1.2, 2.2, 3.4, gm + "\n\n" + translate("output:") + "\nx_grad", PATH_COLORS["gm"]
-    )
-    _box(ax, 3.3, 0.35, 9.4, 5.2, "", PATH_COLORS["ub"], ls="--")
-    ax.text(
-        8.0,
-        5.25,
-        translate("Unified Buffer (UB) of one vector core"),
-        ha="center",
-        va="center",
-        fontsize=9.5,
-        weight="bold",
-    )
+    gm = translate("Global Memory (GM)") + "\n\n"
+    _box(ax, (0.1, 1.2, 2.2, 3.4), gm + translate("inputs:") + "\ngrad, x", PATH_COLORS["gm"])
+    _box(ax, (13.7, 1.2, 2.2, 3.4), gm + translate("output:") + "\nx_grad", PATH_COLORS["gm"])
+    _box(ax, (3.3, 0.35, 9.4, 5.2), "", PATH_COLORS["ub"], ls="--")
+    ub = translate("Unified Buffer (UB) of one vector core")
+    ax.text(8.0, 5.25, ub, **_CENTERED, fontsize=9.5, weight="bold")
     current, following, previous = (translate(f"tile {i}") for i in ("i", "i+1", "i−1"))
     _queue(ax, 3.6, 3.0, translate("gradQueue_ (VECIN)"), (current, following))
     _queue(ax, 3.6, 0.9, translate("xQueue_ (VECIN)"), (current, following))
-    _box(
-        ax,
-        7.0,
-        1.9,
-        2.0,
-        1.9,
-        translate("vector unit") + "\n(Compute)",
-        PATH_COLORS["vector"],
-    )
+    _box(ax, (7.0, 1.9, 2.0, 1.9), translate("vector unit") + "\n(Compute)", PATH_COLORS["vector"])
     _queue(ax, 9.8, 2.1, translate("xGradQueue_ (VECOUT)"), (current, previous))
     # MTE2: GM → both input queues; MTE3: output queue → GM.
     _arrow(ax, (2.3, 3.75), (3.6, 3.75))
     _arrow(ax, (2.3, 1.65), (3.6, 1.65))
-    ax.text(2.95, 2.7, "MTE2\nDataCopy\n(CopyIn)", ha="center", va="center", fontsize=8)
+    ax.text(2.95, 2.7, "MTE2\nDataCopy\n(CopyIn)", **_CENTERED, fontsize=8)
     _arrow(ax, (12.4, 2.85), (13.7, 2.85))
-    ax.text(13.05, 1.95, "MTE3\nDataCopy\n(CopyOut)", ha="center", va="center", fontsize=8)
+    ax.text(13.05, 1.95, "MTE3\nDataCopy\n(CopyOut)", **_CENTERED, fontsize=8)
     # The vector unit takes tile i from both input queues and puts it into the output queue.
     _arrow(ax, (6.2, 3.75), (7.0, 3.3))
     _arrow(ax, (6.2, 1.65), (7.0, 2.4))
-    ax.text(6.75, 2.85, "DeQue", ha="center", va="center", fontsize=7.5)
+    ax.text(6.75, 2.85, "DeQue", **_CENTERED, fontsize=7.5)
     _arrow(ax, (9.0, 2.85), (9.8, 2.85))
     ax.text(9.4, 3.1, "EnQue", ha="center", va="bottom", fontsize=7.5)
     ax.text(
@@ -172,15 +119,8 @@ def vector_core_data_path() -> Figure:
     return figure
 
 
-# 2. The aclnn two-phase call
-
 #: The lifelines of :func:`aclnn_sequence`, left to right.
-LIFELINE_LABELS: Final = (
-    "host application",
-    "aclnn library",
-    "runtime (aclrt)",
-    "stream / device",
-)
+LIFELINE_LABELS: Final = ("host application", "aclnn library", "runtime (aclrt)", "stream / device")
 
 
 def aclnn_sequence() -> Figure:
@@ -191,19 +131,14 @@ def aclnn_sequence() -> Figure:
     executor; the caller allocates the workspace; phase 2 (``aclnnMishBackward``) queues the
     kernel on the stream and returns at once; the kernel runs on the device while the host
     goes on; ``aclrtSynchronizeStream`` waits for it. Solid arrows are calls, dashed ones
-    returns; the bars mark when a lifeline is busy.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One axes without frame; the lifelines' heads are its first texts.
-
+    returns; the bars mark when a lifeline is busy. The figure has one axes without frame;
+    the lifelines' heads are its first texts.
     """
     figure, ax = _canvas(16.0, 9.2, (10.0, 5.8))
     xs = (1.9, 6.4, 10.6, 14.2)
     top, bottom = 8.3, 0.2
     for x, label in zip(xs, LIFELINE_LABELS, strict=True):
-        _box(ax, x - 1.5, top, 3.0, 0.75, translate(label), "#e8edf5", fontsize=9)
+        _box(ax, (x - 1.5, top, 3.0, 0.75), translate(label), "#e8edf5")
         ax.plot([x, x], [bottom, top], color="0.55", lw=1.0, ls=(0, (5, 4)), zorder=0)
     app, lib, runtime, stream = xs
 
@@ -234,14 +169,8 @@ def aclnn_sequence() -> Figure:
     message(3.45, lib, stream, translate("queue the kernel on the stream"))
     message(3.2, lib, app, translate("returns at once"), dashed=True)
     bar(stream, 3.45, 1.2, color="#cfe8c9")
-    ax.text(
-        stream - 0.25,
-        2.3,
-        translate("the kernel runs\non the vector cores"),
-        ha="right",
-        va="center",
-        fontsize=7.5,
-    )
+    running = translate("the kernel runs\non the vector cores")
+    ax.text(stream - 0.25, 2.3, running, ha="right", va="center", fontsize=7.5)
     message(2.2, app, runtime, "aclrtSynchronizeStream(stream)")
     bar(runtime, 2.2, 1.0)
     _arrow(ax, (stream, 1.2), (runtime + 0.12, 1.2), dashed=True)

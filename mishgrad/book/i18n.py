@@ -1,12 +1,8 @@
 """The language of what the helpers show: computed sentences, tables, figures and verdicts.
 
-The Chinese notebooks run the English notebooks' code cells unchanged. Their first code cell
-calls ``language.use("zh-CN")`` (:mod:`mishgrad.book.language`); from then on
-:func:`mishgrad.book.report.table`, the exercise verdicts,
-the messages the kernel and aclnn layers compose for a learner (errors, progress lines, the
-titles of source listings: :mod:`mishgrad.kernel.messages`) and every figure shown in the
-notebook pass their text through :func:`translate`, which looks it up in the ``text:`` entries
-of ``translations/zh-CN/*.md``.
+Once a Chinese notebook has called ``language.use("zh-CN")`` (:mod:`mishgrad.book.language`),
+what the helpers show passes through :func:`translate`, which looks it up in the ``text:``
+entries of ``translations/zh-CN/*.md``.
 
 An entry's English side is a template: the literal text of the f-string that made the string,
 with ``{0}``, ``{1}`` … where its fields were. :func:`translate` matches the finished string
@@ -38,8 +34,6 @@ _current = ENGLISH
 
 def set_current(language: str) -> None:
     """Translate the helpers' text into ``language`` (``"en"`` or ``"zh-CN"``) from now on.
-
-    Notebooks call :func:`mishgrad.book.language.use`, which also switches the figures.
 
     Raises
     ------
@@ -119,10 +113,7 @@ def catalog(language: str) -> tuple[dict[str, str], tuple[Template, ...]]:
 
 
 def colon(language: str | None = None) -> str:
-    """The separator after a label in the current language (or ``language``).
-
-    ``": "`` in English; Chinese writes the full-width ``"："``, with no space after it.
-    """
+    """The separator after a label ("wrong: ...") in the current language (or ``language``)."""
     return _COLONS.get(language or _current, ": ")
 
 

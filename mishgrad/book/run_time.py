@@ -3,16 +3,7 @@
 Every run-time statement of the book comes from one file, ``bench/results/notebook_times.json``,
 so they cannot disagree: the cell that ends each lesson prints this run's time beside the
 book's (:func:`report`); each notebook's opening **Run time** paragraph and README's line are
-written by ``tools/production/run_time.py``. Two figures per notebook:
-
-* **warm**: the notebook run top to bottom once what it compiles (the CPU twin, the C++
-  example, the unit tests) is in the build cache;
-* **first**: the same from an empty build cache, the notebooks run in book order — what a
-  learner waits for the first time through the book (a notebook compiles what the ones
-  before it did not).
-
-and two for the twin: its cold build, and its rebuild after a one-line edit of the kernel
-(what each edit of a scratch copy costs).
+written by ``tools/production/run_time.py``.
 """
 
 from __future__ import annotations
@@ -32,7 +23,13 @@ RESULTS: Final = REPOSITORY / "bench" / "results" / "notebook_times.json"
 
 @dataclass(frozen=True)
 class NotebookTime:
-    """Seconds to run one notebook: with its builds cached, and the first time."""
+    """Seconds to run one notebook top to bottom.
+
+    ``warm``: once what it compiles (the CPU twin, the C++ example, the unit tests) is in the
+    build cache; ``first``: from an empty build cache, the notebooks run in book order — what a
+    learner waits for the first time through the book (a notebook compiles what the ones before
+    it did not).
+    """
 
     warm: float
     first: float
@@ -43,8 +40,8 @@ class RunTimes:
     """What ``bench/notebook_times.py`` measured."""
 
     cores: int
-    twin_cold: float
-    twin_edit: float
+    twin_cold: float  # the twin's build from an empty cache
+    twin_edit: float  # its rebuild after a one-line edit of the kernel (of a scratch copy)
     notebooks: dict[str, NotebookTime]
 
     @property

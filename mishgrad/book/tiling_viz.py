@@ -1,24 +1,17 @@
 """Figures, tables and an explorer for the tiling notebook (notebook 04).
 
-Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan.
-
-- :func:`budget_bars` stacks the kernel's UB buffers per dtype and branch against the
-  platform's UB, its reserved bytes and Select's scratch area;
-- :func:`core_split` draws each vector core's slice as a bar cut into tiles, with the tail
-  tile marked;
-- :func:`plan_table` summarises a plan by kind of core (big, small, last);
-- :func:`split_explorer` is an ipywidgets panel (length, dtype, tanhx, platform) that redraws
-  the split; its output goes into widget state only, so a notebook stays deterministic.
-
-Figure functions create their figure, draw, and return it without showing it; the notebook
-cell ends with ``plt.show()``.
+Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan:
+the UB budget (:func:`budget_bars`), the split into cores and tiles (:func:`core_split`,
+:func:`plan_table`) and an explorer of the split (:func:`split_explorer`). Figure functions
+create their figure (or draw into ``ax``) and return it without showing it; the notebook cell
+ends with ``plt.show()``.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -37,7 +30,8 @@ from .i18n import translate
 from .notebook_display import localize_figure
 from .report import table
 
-# The UB budget
+#: Where the figures put their legends: beside the axes, on the right.
+LEGEND_BESIDE: Final = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "fontsize": 8}
 
 #: Colour of each kind of UB buffer (:func:`mishgrad.kernel.tiling.buffer_kind`) in
 #: :func:`budget_bars`.
@@ -47,6 +41,8 @@ BUFFER_KIND_COLORS: Final[dict[str, str]] = {
     "temp": "tab:orange",
     "mask": "tab:purple",
 }
+#: The style of the numbers :func:`budget_bars` writes above each row.
+_NOTE: Final = {"fontsize": 7.5, "va": "bottom"}
 #: The dtype sizes and branches :func:`budget_bars` draws, with their row labels.
 BUDGET_CASES: Final[tuple[tuple[str, int, bool], ...]] = (
     ("float32, no tanhx", 4, False),
@@ -54,6 +50,14 @@ BUDGET_CASES: Final[tuple[tuple[str, int, bool], ...]] = (
     ("16-bit, no tanhx", 2, False),
     ("16-bit, tanhx", 2, True),
 )
+
+
+def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """``ax`` and its figure; without ``ax``, a new figure of ``figsize`` with one axes."""
+    if ax is not None:
+        return ax.get_figure(), ax
+    figure = plt.figure(figsize=figsize)
+    return figure, figure.add_subplot()
 
 
 def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figure:
@@ -64,11 +68,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     and the bytes used beside it. The shaded band is Select's tensor-mode scratch area.
     """
     chip = platform(on)
-    if ax is None:
-        figure = plt.figure(figsize=(9.0, 3.4))
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
+    figure, ax = _figure_and_axes(ax, (9.0, 3.4))
     kib = 1024.0
     rows = len(BUDGET_CASES)
     for row, (_label, size, has_tanhx) in enumerate(BUDGET_CASES):
@@ -82,13 +82,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
             offset += width
         limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
         ax.plot([limit / kib] * 2, [y - 0.4, y + 0.4], color="black", lw=2.0)
-        ax.text(
-            2.0,
-            y + 0.42,
-            f"tile {tile} elements: {offset} B used, limit {limit} B",
-            fontsize=7.5,
-            va="bottom",
-        )
+        ax.text(2.0, y + 0.42, f"tile {tile} elements: {offset} B used, limit {limit} B", **_NOTE)
     scratch = chip.select_scratch_begin
     ax.axvspan(scratch / kib, chip.ub_bytes / kib, color="tab:red", alpha=0.15, hatch="//", lw=0)
     ax.axvline(chip.ub_bytes / kib, color="0.3", lw=1.0, ls="--")
@@ -98,7 +92,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
         plt.Line2D([], [], color="black", lw=2.0, label="row's limit"),
         plt.Line2D([], [], color="0.3", lw=1.0, ls="--", label="end of UB"),
     ]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.legend(handles=handles, **LEGEND_BESIDE)
     ax.set_yticks(range(rows), [case[0] for case in BUDGET_CASES][::-1])
     ax.set_ylim(-0.6, rows - 0.1)
     ax.set_xlim(0, chip.ub_bytes / kib * 1.02)
@@ -110,14 +104,8 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
     return figure
 
 
-# The core split
-
 #: Colour of each kind of core in :func:`core_split`.
-CORE_COLORS: Final[dict[str, str]] = {
-    "big": "tab:blue",
-    "small": "tab:green",
-    "last": "tab:purple",
-}
+CORE_COLORS: Final[dict[str, str]] = {"big": "tab:blue", "small": "tab:green", "last": "tab:purple"}
 TAIL_COLOR: Final = "tab:orange"
 #: Above this many tiles per core, tile boundaries are not drawn (they would be a solid fill).
 MAX_DRAWN_TILES: Final = 200
@@ -136,15 +124,10 @@ class CoreKind:
 
 def core_kinds(plan: tiling.TilingPlan) -> list[CoreKind]:
     """The big, small and last cores of ``plan`` (kinds with no core are left out)."""
+    small = plan.blockDim - plan.bigCoreNum - 1
     kinds = [
         CoreKind("big", plan.bigCoreNum, plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength),
-        CoreKind(
-            "small",
-            plan.blockDim - plan.bigCoreNum - 1,
-            plan.smallCoreLength,
-            plan.smallTileNum,
-            plan.smallTailLength,
-        ),
+        CoreKind("small", small, plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength),
         CoreKind("last", 1, plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength),
     ]
     return [kind for kind in kinds if kind.cores > 0]
@@ -156,31 +139,25 @@ def plan_table(plan: tiling.TilingPlan) -> Markdown:
     for kind in core_kinds(plan):
         last_core = first_core + kind.cores - 1
         end = first_element + kind.cores * kind.length
-        rows.append(
-            [
-                kind.kind,
-                kind.cores,
-                str(first_core) if kind.cores == 1 else f"{first_core}-{last_core}",
-                kind.length,
-                kind.tiles,
-                kind.tail,
-                f"[{first_element}, {end})",
-            ]
-        )
+        cores = str(first_core) if kind.cores == 1 else f"{first_core}-{last_core}"
+        span = f"[{first_element}, {end})"
+        rows.append([kind.kind, kind.cores, cores, kind.length, kind.tiles, kind.tail, span])
         first_core, first_element = last_core + 1, end
     headers = ["core kind", "cores", "blockIdx", "elements each", "tiles each", "tail", "elements"]
     return table(rows, headers)
 
 
-def _kind_of(plan: tiling.TilingPlan, core: int) -> str:
+def core_kind(plan: tiling.TilingPlan, core: int) -> str:
+    """``"big"``, ``"small"`` or ``"last"``: the kind of core ``core`` in ``plan``."""
     if core == plan.blockDim - 1:
         return "last"
     return "big" if core < plan.bigCoreNum else "small"
 
 
-def _legend_handles(kinds: Sequence[str]) -> list[Patch]:
-    handles = [Patch(color=CORE_COLORS[k], label=f"{k} core") for k in kinds]
-    handles.append(Patch(facecolor="white", hatch="///", ec=TAIL_COLOR, label="tail tile"))
+def legend_handles(kinds: Iterable[str]) -> list[Patch]:
+    """A legend of these kinds of core (:data:`CORE_COLORS`) and of the tail tile."""
+    handles = [Patch(color=CORE_COLORS[k], label=translate(f"{k} core")) for k in kinds]
+    handles.append(Patch(fc="white", hatch="///", ec=TAIL_COLOR, label=translate("tail tile")))
     return handles
 
 
@@ -195,30 +172,18 @@ def core_split(
     and a tail tile shorter than the tile length is hatched orange. The row of core ``i``
     is drawn at ``y = i`` from the top.
     """
-    if ax is None:
-        figure = plt.figure(figsize=(8.0, 3.6))
-        ax = figure.add_subplot()
-    else:
-        figure = ax.get_figure()
+    figure, ax = _figure_and_axes(ax, (8.0, 3.6))
     tile = plan.tileLength
     slices = plan.core_slices()
     boundaries = []
     by_kind = {kind.kind: kind for kind in core_kinds(plan)}
     for core, (_, length) in enumerate(slices):
-        kind = by_kind[_kind_of(plan, core)]
+        kind = by_kind[core_kind(plan, core)]
         ax.barh(core, length, height=0.8, color=CORE_COLORS[kind.kind], lw=0)
         if kind.tail < tile:
             full = (kind.tiles - 1) * tile
-            ax.barh(
-                core,
-                length - full,
-                left=full,
-                height=0.8,
-                fill=False,
-                hatch="///",
-                ec=TAIL_COLOR,
-                lw=0,
-            )
+            tail = {"fill": False, "hatch": "///", "ec": TAIL_COLOR, "lw": 0}
+            ax.barh(core, length - full, left=full, height=0.8, **tail)
         if kind.tiles <= MAX_DRAWN_TILES:
             boundaries += [
                 [(k * tile, core - 0.4), (k * tile, core + 0.4)] for k in range(1, kind.tiles)
@@ -237,36 +202,25 @@ def core_split(
     ax.set_ylabel("core (blockIdx)")
     ax.grid(axis="y", visible=False)
     if legend:
-        ax.legend(
-            handles=_legend_handles(list(by_kind)),
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
-            fontsize=8,
-        )
+        ax.legend(handles=legend_handles(by_kind), **LEGEND_BESIDE)
     ax.set_title(title or f"n = {plan.totalLength}: {plan.blockDim} cores, tile {tile}", fontsize=9)
     return figure
 
 
-# The explorer
+def _output(data: dict[str, str]) -> dict:
+    """A Jupyter ``display_data`` output of ``data`` (by MIME type)."""
+    return {"output_type": "display_data", "data": data, "metadata": {}}
 
 
 def _png_output(figure: Figure) -> dict:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return {
-        "output_type": "display_data",
-        "data": {"image/png": data, "text/plain": "<Figure>"},
-        "metadata": {},
-    }
+    return _output({"image/png": data, "text/plain": "<Figure>"})
 
 
 def _markdown_output(markdown: str) -> dict:
-    return {
-        "output_type": "display_data",
-        "data": {"text/markdown": markdown, "text/plain": markdown},
-        "metadata": {},
-    }
+    return _output({"text/markdown": markdown, "text/plain": markdown})
 
 
 def explorer_outputs(n: int, dtype: str, has_tanhx: bool, on: str) -> tuple[dict, ...]:

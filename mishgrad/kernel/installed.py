@@ -1,36 +1,26 @@
 """Where this repository's operator package is installed on a CANN host, and who gets its kernel.
 
 One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
-``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow call it (the
-last two through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the
-standard library, so it runs before the virtual environment exists).
+``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow (the last two
+through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
+library, so it runs before the virtual environment exists). Why the package is installed into a
+folder of its own (:func:`private_opp`) and activated per process (:func:`activation`): nnopbase
+builds one kernel table per process, and a package in CANN's ``opp/vendors`` would replace
+``MishGrad`` for every program on the host (``kernel/mish_grad/README.md`` tells the story).
 
-**Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
-type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
-config.ini`` lists in ``load_priority``, overlaid by every folder in ``$ASCEND_CUSTOM_OPP_PATH``
-(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp``: the custom
-folders L148-172, ``config.ini`` L218-254, their kernel configs L291-351, the merge L353-384).
-A package installed into CANN's ``opp/vendors`` therefore replaces ``MishGrad`` for every
-program on the host: CANN's own ``libopapi_nn.so``, torch_npu, graph mode. So the book
-installs it with ``--install-path`` into a folder of its own (:func:`private_opp`), which no
-``config.ini`` lists, and only a process that asks for it (``MISHGRAD_BACKEND=ascend``) puts
-the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`), before CANN's
-libraries are loaded. Every other process on the host keeps CANN's kernel.
-
-**The install routes** of the package's installer, the ``.run``'s ``install.sh``, which is
-asc-devkit's ``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673),
-each searched for by :func:`find_package`:
+The routes of the package's installer, the ``.run``'s ``install.sh``, which is asc-devkit's
+``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673), in the order
+:func:`find_package` tries them:
 
 ``private``
-    ``--install-path=DIR``: the package goes to ``DIR/vendors/mishgrad_nn``; no ``config.ini``
-    changes. Found at :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (the
-    package's ``bin/set_env.bash`` adds it there).
+    ``--install-path=DIR``: ``DIR/vendors/mishgrad_nn``, no ``config.ini`` changed. Found at
+    :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (its ``bin/set_env.bash``).
 ``custom``
-    No ``--install-path`` but ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
+    No ``--install-path``, ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
     mishgrad_nn``, listed in a ``config.ini`` beside it that nnopbase does not read.
 ``shared``
-    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini`` — active
-    in every process on the host.
+    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini``, so
+    active in every process on the host.
 """
 
 from __future__ import annotations
@@ -49,8 +39,6 @@ from . import opsnn
 #: The folder the book installs the package into (``--install-path``), unless
 #: ``$MISHGRAD_OPP_PATH`` names another: ``build/opp`` of this repository.
 DEFAULT_PRIVATE_OPP: Final = Path(__file__).resolve().parents[2] / "build" / "opp"
-#: The op type nnopbase's kernel table is keyed by.
-OP_TYPE: Final = opsnn.OP_TYPE
 #: The kernel folder nnopbase reads on each Atlas A2 and A3 ``aclrtGetSocName`` names (opbase
 #: aa3cd74, ``op_kernel_lib.cpp`` L101-L130): one of :data:`opsnn.SOCS`.
 SOC_FOLDERS: Final = {
@@ -76,11 +64,6 @@ class Package:
     def opapi(self) -> Path:
         """The aclnn library, ``libcust_opapi.so``."""
         return self.vendor / "op_api" / "lib" / "libcust_opapi.so"
-
-    @property
-    def include(self) -> Path:
-        """The folder with ``aclnn_mish_backward.h``."""
-        return self.vendor / "op_api" / "include"
 
 
 def private_opp(env: Mapping[str, str] = os.environ) -> Path:
@@ -157,7 +140,7 @@ def built_for(vendor: Path) -> list[str]:
             entries = json.loads(config.read_text())
         except (OSError, ValueError):
             continue  # nnopbase would fail on it too; it replaces nothing here
-        if isinstance(entries, dict) and OP_TYPE in entries:
+        if isinstance(entries, dict) and opsnn.OP_TYPE in entries:
             socs.append(config.parent.name)
     return list(dict.fromkeys(socs))
 
@@ -279,10 +262,9 @@ def activation(
 def main(argv: list[str]) -> int:
     """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
 
-    For ``kernel/mish_grad/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the
-    package (``ascend`` only, on the SoC of ``$ASCEND_HOME_PATH``'s runtime) and
-    ``ascend_custom_opp_path``, the value to run the program with. On an error, its message on
-    stderr and exit status 1.
+    ``vendor`` and ``route`` of the package (``ascend`` only, on the SoC of
+    ``$ASCEND_HOME_PATH``'s runtime) and ``ascend_custom_opp_path``, the value to run the program
+    with; on an error, its message on stderr and exit status 1.
     """
     if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)

@@ -1,11 +1,10 @@
 """How CANN's ops-nn builds an operator directory: names, paths and per-target include dirs.
 
-``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes in an
-ops-nn checkout, what the custom package it builds is called, and which directories of the
-operator ops-nn puts on each compiler's include path. The twin's build
-(:mod:`mishgrad.kernel.twin_build`, :mod:`mishgrad.aclnn.example`) and ``make cann-check``
-(``tools/cann_check/check.py``) take the operator's include directories from here, so a
-source that compiles here compiles in ops-nn too.
+``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes
+in an ops-nn checkout, what its custom package is called, and which of its directories ops-nn
+puts on each compiler's include path: the twin's build and ``make cann-check``
+(``tools/cann_check/check.py``) take them from here, so a source that compiles here compiles in
+ops-nn too.
 
 Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
@@ -97,11 +96,10 @@ KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/{soc}/binary_info_config.json
 
 
 def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) -> Path:
-    """The package as its installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
+    """The package as its installer leaves it in ``vendor``, its library a copy of ``library``.
 
-    Its aclnn library is a copy of ``library``, its header the operator's, and its kernel config
-    for each of ``socs`` has an entry for MishGrad, which is what makes nnopbase prefer its
-    kernel on that SoC.
+    Its kernel config's entry for MishGrad, one per SoC of ``socs``, is what makes nnopbase
+    prefer its kernel on that SoC.
     """
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
@@ -116,30 +114,19 @@ def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) 
     return vendor
 
 
-def stand_in_install(
-    root: Path, library: Path, *, package: bool, builtin: bool, builtin_library: Path | None = None
-) -> Path:
+def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool) -> Path:
     """A folder laid out like an installed CANN whose libraries are copies of ``library``.
 
-    ``library`` must export the whole ABI (the twin's does). There is one file per role —
-    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``builtin`` CANN's
-    ``libopapi_nn.so`` (a copy of ``builtin_library`` if given: a twin whose kernel leaves no
-    stamp stands for CANN's kernel) — so the dynamic linker's answer to "which file serves
-    aclnnMishBackward" names exactly one. With ``package``, this repository's package is
-    installed as its installer does without ``--install-path``: into CANN's
-    ``opp/vendors``, listed in its ``config.ini`` (the shared install). Used to test, without an
-    NPU, how the helper chooses the operator's library and kernel.
+    ``library`` must export the whole ABI, as the twin's does. One file per role, so that the
+    answer to "which file serves aclnnMishBackward" names one: ``lib64/libascendcl.so``,
+    ``lib64/libnnopbase.so`` and, with ``builtin``, CANN's ``libopapi_nn.so``. With ``package``,
+    the package is installed the shared way, into CANN's ``opp/vendors`` and its ``config.ini``.
+    For tests of the backend's choice, off an NPU.
     """
     cann = root / "cann"
-    copies = {
-        cann / "lib64" / "libascendcl.so": library,
-        cann / "lib64" / "libnnopbase.so": library,
-    }
-    if builtin:
-        copies[cann / "lib64" / "libopapi_nn.so"] = builtin_library or library
-    for target, origin in copies.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(origin, target)
+    (cann / "lib64").mkdir(parents=True, exist_ok=True)
+    for name in ("libascendcl.so", "libnnopbase.so", *(("libopapi_nn.so",) if builtin else ())):
+        shutil.copy(library, cann / "lib64" / name)
     if package:
         stand_in_package(cann / "opp" / "vendors" / VENDOR_DIR, library)
         (cann / "opp" / "vendors" / "config.ini").write_text(f"load_priority={VENDOR_DIR}\n")
@@ -155,13 +142,12 @@ _INSTALL_VARIABLES: Final = frozenset(
 def probe_backend(cann: Path, kind: str, **variables: str) -> str:
     """Which file serves ``aclnnMishBackward`` for ``MISHGRAD_BACKEND=kind`` under ``cann``.
 
-    Runs in a fresh Python process, as a program starting on that host would: the backend's
-    libraries are loaded with global scope (CANN's operator libraries resolve runtime symbols
-    through them), and in this process they would then stand in for the same symbols of every
-    library loaded later, the twin's included. The variables that say where packages are
-    installed are those in ``variables`` only (``MISHGRAD_OPP_PATH`` defaults to an empty
-    folder beside ``cann``). Returns ``served by ROOT/<path>`` (``ROOT``: ``cann``'s parent) and the
-    ``ASCEND_CUSTOM_OPP_PATH`` the process ran with, or ``stops: <the error's first line>``.
+    Runs in a fresh Python process, as a program starting on that host would (here, the backend's
+    libraries, loaded with global scope, would stand in for the symbols of every library loaded
+    later). Of the variables that say where packages are, only ``variables`` are set
+    (``MISHGRAD_OPP_PATH`` defaults to an empty folder). Returns ``served by ROOT/<path>; ...``
+    (``ROOT``: ``cann``'s parent) with the process's ``ASCEND_CUSTOM_OPP_PATH``, or ``stops: <the
+    error>``.
     """
     script = (
         "import os, sys; from mishgrad import aclnn; "
@@ -169,17 +155,10 @@ def probe_backend(cann: Path, kind: str, **variables: str) -> str:
         "print(os.environ.get('ASCEND_CUSTOM_OPP_PATH', ''))"
     )
     environment = {k: v for k, v in os.environ.items() if k not in _INSTALL_VARIABLES}
-    environment.update(
-        ASCEND_HOME_PATH=str(cann), MISHGRAD_OPP_PATH=str(cann.parent / "no-private-opp")
-    )
-    environment.update(variables)
-    result = subprocess.run(
-        [sys.executable, "-c", script, kind],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    empty = str(cann.parent / "no-private-opp")
+    environment |= {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": empty, **variables}
+    command = [sys.executable, "-c", script, kind]
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     root = cann.parent.resolve()
     if result.returncode == 0:
         served, custom = [*result.stdout.splitlines(), ""][:2]

@@ -1,19 +1,13 @@
 """A readable Python model of MishGrad's host tiling (``common/mish_grad_tiling.h``).
 
-The C++ function is what runs, on the NPU host and in the CPU twin; this model exists so
-notebooks can explain it line by line. ``tests/test_tiling.py`` checks on thousands of
-inputs that both give identical plans.
+The C++ function is what runs, on the NPU host and in the CPU twin; this model lets notebook 04
+explain it, and ``tests/test_tiling.py`` checks on thousands of inputs that both plan alike:
 
-The plan, in three steps:
-
-1. **UB budget.** The kernel allocates a fixed set of buffers per tile element (the
-   table of :func:`budget`); the tile is the largest multiple of 256 elements whose
-   buffers fit the UB the platform offers (below Select's scratch area where the
-   platform's Select needs one). Multiples of 256 elements because CompareScalar's count
-   must span whole 256-byte repeats, and 256 elements make the 1-bit mask a whole block.
-2. **Cores.** Work is dealt out in units of one 256-byte vector repeat of the input
-   dtype. With ``U`` units and ``C`` cores, every core gets ``U // C`` units and the first
-   ``U % C`` ("big") cores one more; the last core stops exactly at ``n``.
+1. **UB budget.** The tile is the largest multiple of 256 elements whose buffers (the table of
+   :func:`budget`) fit the UB, below Select's scratch area where the platform's Select needs one.
+2. **Cores.** Work is dealt out in units of one 256-byte vector repeat: with ``U`` units and
+   ``C`` cores, every core gets ``U // C`` units, the first ``U % C`` ("big") cores one more, and
+   the last core stops exactly at ``n``.
 3. **Tiles.** Each core cuts its slice into full tiles and one tail.
 """
 
@@ -74,11 +68,9 @@ def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
 def ub_limit(ub_reported: int, has_tanhx: bool, select_scratch: bool = True) -> int:
     """UB bytes the kernel's buffers may occupy.
 
-    The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area
-    (``select_scratch``: Atlas A2, not Ascend 950), the area is the top 8 KB of the
-    *physical* UB, and the buffers must end below it. Atlas A2's physical UB is the reported
-    one plus :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`, as in the C++
-    ``ComputeTiling`` (``kAscend910BUb``).
+    Where the no-tanhx kernel's Select needs a scratch area (``select_scratch``: Atlas A2), the
+    buffers must end below it, 8 KB below the top of the *physical* UB: the reported one plus
+    :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`, as in the C++ ``kAscend910BUb``.
     """
     if has_tanhx or not select_scratch:
         return ub_reported
@@ -149,18 +141,12 @@ def plan(
 
     Parameters
     ----------
-    total_length
-        Elements n (>= 1).
-    dtype_size
-        Bytes per element: 4 (float32) or 2 (float16, bfloat16).
-    has_tanhx
-        Whether the forward pass supplied tanhx.
-    ub_reported
-        UB bytes as the tiling API reports them (physical minus 256).
-    core_count
-        Vector cores available.
-    select_scratch
-        Whether Select's tensor modes need the 8 KB scratch area at the top of UB
+    total_length, dtype_size, has_tanhx
+        Elements n (>= 1); bytes per element, 4 (float32) or 2 (float16, bfloat16); whether
+        the forward pass supplied tanhx.
+    ub_reported, core_count, select_scratch
+        UB bytes as the tiling API reports them (physical minus 256 on Atlas A2); vector cores
+        available; whether Select's tensor modes need the 8 KB scratch area at the top of UB
         (:attr:`mishgrad.kernel.platforms.Platform.select_uses_scratch`).
 
     Raises

@@ -4,13 +4,9 @@ A checker takes the learner's answer (a number, a tuple, or a function the learn
 and returns a :class:`Verdict`: ``unanswered`` while the answer is still ``None``, else
 ``correct`` or ``wrong`` with a hint. A checker computes the expected answer itself, from
 parameters that no cell prints, so an answer cannot be copied from an output on screen.
-
-An answer of the wrong kind (a string where a number is asked for, a tuple of the wrong
-length, a fraction where a whole number is) is turned away by :func:`expect` before any
-comparison, with a message that says what kind of answer the exercise asks for
-(:func:`wrong_kind`) and never a hint about its content. A kernel exercise builds the learner's
-scratch copy of ``kernel/`` through :func:`call_on_copy`, which reports an edit that does not
-compile with the compiler's first error.
+An answer of the wrong kind is turned away before any comparison, and never gets a hint about
+its content: :func:`expect` (a function's result: :func:`learner_answer`) raises the verdict
+as an :class:`EarlyVerdict`, which the checker's decorator (:func:`checker`) returns.
 
 ``tests/test_exercises.py`` feeds every checker a right answer, a wrong one, the typical
 mistake, and answers of the wrong kind.
@@ -120,50 +116,70 @@ def fits(answer: object, shape: Shape) -> bool:
     return all(test(value) for test, value in zip(shape, answer, strict=True))
 
 
-def expect(answer: object, shape: Shape, *, usage: str) -> Verdict | None:
-    """The verdict that ends the check before any comparison, or None to go on.
+class EarlyVerdict(Exception):  # noqa: N818 (it carries a verdict; it is no error)
+    """The verdict that ends a check before any comparison, raised; :func:`checker` returns it.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer.
-    shape
-        What it must be: a test such as :func:`is_number`, or a tuple of tests for an answer
-        that is a tuple (a list or a 1-D array will do), one test per element.
-    usage
-        What to say to an answer of another shape: the kind asked for, never a hint.
+    The helpers below raise it (unanswered, the wrong kind, a learner's function that raised, a
+    copy that does not build), so that a checker reads as the comparison it makes.
+    """
 
-    Returns
-    -------
-    Verdict or None
-        :data:`UNANSWERED` for ``None`` (the scaffold), ``wrong_kind(usage)`` for an answer
-        not of ``shape``, else None.
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.message)
+        self.verdict = verdict
 
+
+def checker(check: Checker) -> Checker:
+    """Decorate a checker: an :class:`EarlyVerdict` raised while it runs is its verdict."""
+
+    @functools.wraps(check)
+    def checked(*args: object) -> Verdict:
+        try:
+            return check(*args)
+        except EarlyVerdict as early:
+            return early.verdict
+
+    return checked  # type: ignore[return-value]
+
+
+def expect(answer: object, shape: Shape, *, usage: str) -> None:
+    """Raise (:class:`EarlyVerdict`) the verdict that ends the check before any comparison, if any.
+
+    :data:`UNANSWERED` for ``None`` (the scaffold); ``wrong_kind(usage)`` for an answer not of
+    ``shape`` (a test such as :func:`is_number`, or a tuple of tests, one per element of a
+    tuple, list or 1-D array); ``usage`` says what kind is asked for, never a hint.
     """
     if answer is None:
-        return UNANSWERED
-    return None if fits(answer, shape) else wrong_kind(usage)
+        raise EarlyVerdict(UNANSWERED)
+    if not fits(answer, shape):
+        raise EarlyVerdict(wrong_kind(usage))
 
 
 def equal_or_hint(answer: object, expected: object, hint: str) -> Verdict:
-    """The common case: ``answer == expected`` (tuples and lists compare alike)."""
-    if answer is None:
-        return UNANSWERED
-    if isinstance(answer, list):
-        answer = tuple(answer)
+    """The common case, once the answer is of the right kind: ``answer == expected``."""
     return correct() if answer == expected else wrong(hint)
 
 
-def call_learner(function: Callable[..., object], *args: object) -> tuple[object, Verdict | None]:
+def call_learner(function: Callable[..., object], *args: object) -> object:
     """Call a function the learner wrote; an exception becomes a wrong verdict, not a crash.
 
-    Returns ``(result, None)``, or ``(None, verdict)`` when the function raised. Test the
-    verdict with ``is not None``: a ``wrong`` verdict is falsy.
+    That verdict, naming the exception, is raised as an :class:`EarlyVerdict`.
     """
     try:
-        return function(*args), None
+        return function(*args)
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
-        return None, wrong(f"your function raised {type(error).__name__}: {error}")
+        raise EarlyVerdict(wrong(f"your function raised {type(error).__name__}: {error}")) from None
+
+
+def learner_answer(
+    function: Callable[..., object], *args: object, shape: Shape, usage: str
+) -> object:
+    """What the learner's function returns (:func:`call_learner`), :func:`expect`-ed of ``shape``.
+
+    A function still returning ``None`` (the scaffold) is :data:`UNANSWERED`.
+    """
+    result = call_learner(function, *args)
+    expect(result, shape, usage=usage)
+    return result
 
 
 def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
@@ -190,52 +206,45 @@ def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
 
 def call_on_copy(
     scratch: ScratchKernel, function: Callable[..., Result], *args: object, **kwargs: object
-) -> tuple[Result | None, Verdict | None]:
+) -> Result:
     """Call ``function(*args, **kwargs)``, which builds the learner's scratch copy and runs it.
 
-    Parameters
-    ----------
-    scratch
-        The learner's copy: the compiler's paths inside it are shown relative to it.
-    function, args, kwargs
-        What builds and runs the copy (``scratch.run_kernel``, a worker's call, ...).
-
-    Returns
-    -------
-    tuple
-        ``(result, None)``, or ``(None, verdict)``: "your copy does not build" with the
-        compiler's first error (:func:`compiler_excerpt`) when the edit does not compile, and
-        "running your copy failed" for any other exception (a crash, a stall, a refused plan),
-        naming the files in which the copy differs from ``kernel/``: a copy made before
-        ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
-
+    A failure is a wrong verdict, raised as an :class:`EarlyVerdict`: "your copy does not
+    build" with the compiler's first error (:func:`compiler_excerpt`) when the edit does not
+    compile, and "running your copy failed" for any other exception (a crash, a stall, a
+    refused plan), naming the files in which the copy differs from ``kernel/``: a copy made
+    before ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
     """
     try:
-        return function(*args, **kwargs), None
+        return function(*args, **kwargs)
     except TwinBuildError as error:
-        return None, wrong(f"your copy does not build: {compiler_excerpt(str(error), scratch)}")
+        excerpt = compiler_excerpt(str(error), scratch)
+        raise EarlyVerdict(wrong(f"your copy does not build: {excerpt}")) from None
     except Exception as error:  # the learner's edit may break the run in any way
         name, edited = type(error).__name__, ", ".join(scratch.edited())
         if not edited:
-            return None, wrong(f"running your copy failed: {name}: {error}")
-        return None, wrong(
-            f"running your copy failed: {name}: {error}; it differs from kernel/ in {edited} "
-            "(`scratch.diff()` shows how, `scratch.reset()` starts over)"
-        )
+            raise EarlyVerdict(wrong(f"running your copy failed: {name}: {error}")) from None
+        raise EarlyVerdict(
+            wrong(
+                f"running your copy failed: {name}: {error}; it differs from kernel/ in {edited} "
+                "(`scratch.diff()` shows how, `scratch.reset()` starts over)"
+            )
+        ) from None
 
 
 def learner_function(usage: str) -> Callable[[Checker], Checker]:
-    """Decorate a checker whose answer is a function the learner writes.
+    """Decorate a checker whose answer is a function the learner writes (a :func:`checker`).
 
     The checker then only sees a callable: ``None`` (the scaffold, untouched) is
     ``UNANSWERED`` and anything else that is not callable is ``wrong_kind(usage)``.
     """
 
-    def decorate(checker: Checker) -> Checker:
-        @functools.wraps(checker)
+    def decorate(check: Checker) -> Checker:
+        @checker
+        @functools.wraps(check)
         def checked(function: object, *args: object) -> Verdict:
-            verdict = expect(function, callable, usage=usage)
-            return verdict if verdict is not None else checker(function, *args)
+            expect(function, callable, usage=usage)
+            return check(function, *args)
 
         return checked  # type: ignore[return-value]
 

@@ -1,4 +1,8 @@
-"""Reading a learner's answer: a function called on an array, or a number, checked for its kind."""
+"""Reading a learner's answer: a function called on an array, or a number, checked for its kind.
+
+Each reader returns the answer, or raises the :class:`~mishgrad.book.exercises.EarlyVerdict`
+that ends the check (a decorated checker returns it).
+"""
 
 from __future__ import annotations
 
@@ -9,66 +13,58 @@ from typing import Final
 
 import numpy as np
 
-from . import (
-    UNANSWERED,
-    Verdict,
-    call_learner,
-    correct,
-    expect,
-    is_number,
-    is_whole_number,
-    wrong,
-    wrong_kind,
-)
+from . import Verdict, correct, expect, is_number, is_whole_number, learner_answer, wrong
 
 
 def learner_result(
     function: Callable[[np.ndarray], object],
     x: np.ndarray,
     dtype: np.dtype | None = None,
-) -> tuple[np.ndarray | None, Verdict | None]:
-    """Call ``function`` on a copy of ``x``; return its array, or the verdict that ends the check.
+) -> np.ndarray:
+    """Call ``function`` on a copy of ``x``; return its array.
 
-    For checkers decorated with :func:`~mishgrad.book.exercises.learner_function`, which has already
-    turned away ``None`` and non-functions. The verdict is ``UNANSWERED`` for a function still
-    returning ``None``, ``wrong`` for a function that raises, and ``wrong_kind`` for a result
-    whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
+    Besides :func:`~mishgrad.book.exercises.learner_answer`'s verdicts, ``wrong_kind`` for a
+    result whose shape differs from ``x``'s or whose dtype is not ``dtype`` (default: ``x``'s).
     """
-    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, failure = call_learner(function, x.copy())
-    if failure is not None:
-        return None, failure
-    if result is None:
-        return None, UNANSWERED
-    result = np.asarray(result)
     dtype = x.dtype if dtype is None else dtype
-    if result.dtype != dtype or result.shape != x.shape:
-        return None, wrong_kind(
-            f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one"
+
+    def of_kind(result: object) -> bool:
+        array = np.asarray(result)
+        return array.dtype == dtype and array.shape == x.shape
+
+    with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
+        result = learner_answer(
+            function,
+            x.copy(),
+            shape=of_kind,
+            usage=f"for a {x.dtype.name} array of shape {x.shape}, return a {dtype.name} one",
         )
-    return result, None
+    return np.asarray(result)
+
+
+def _numbers(result: object, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``result`` as float64 numbers of ``shape``, or None when it is no such numbers."""
+    try:
+        got = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return got if got.shape == shape else None
 
 
 def learner_numbers(
     function: Callable[..., object], *args: object, shape: tuple[int, ...], usage: str
-) -> tuple[np.ndarray | None, Verdict | None]:
-    """Call ``function(*args)`` (arrays copied); return its numbers in float64, or the verdict.
+) -> np.ndarray:
+    """Call ``function(*args)`` (arrays copied); return its numbers in float64.
 
     Like :func:`learner_result`, for a function of several arguments whose result is compared
     as numbers of any float dtype: ``wrong_kind(usage)`` when it is not numbers of ``shape``.
     """
     copies = [arg.copy() if isinstance(arg, np.ndarray) else arg for arg in args]
     with np.errstate(all="ignore"):  # the learner's arithmetic may overflow on purpose
-        result, failure = call_learner(function, *copies)
-    if failure is not None:
-        return None, failure
-    if result is None:  # the scaffold, not yet written
-        return None, UNANSWERED
-    try:
-        got = np.asarray(result, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None, wrong_kind(usage)
-    return (got, None) if got.shape == shape else (None, wrong_kind(usage))
+        result = learner_answer(
+            function, *copies, shape=lambda got: _numbers(got, shape) is not None, usage=usage
+        )
+    return _numbers(result, shape)  # type: ignore[return-value]
 
 
 #: What :func:`learner_float` and :func:`learner_whole_number` say by default to an answer of
@@ -77,27 +73,20 @@ NUMBER_USAGE: Final = "answer with a number"
 WHOLE_NUMBER_USAGE: Final = "answer with a whole number"
 
 
-def learner_float(answer: object, usage: str = NUMBER_USAGE) -> tuple[float | None, Verdict | None]:
-    """The learner's number as a Python float, or the verdict that ends the check.
+def learner_float(answer: object, usage: str = NUMBER_USAGE) -> float:
+    """The learner's number as a Python float; anything but one real number is the wrong kind.
 
-    ``None`` is ``UNANSWERED``; anything but one real number is ``wrong_kind(usage)``.
     Numbers go through Python's ``float`` first: ml_dtypes' constructors are not safe on
     arbitrary objects.
     """
-    verdict = expect(answer, is_number, usage=usage)
-    return (None, verdict) if verdict is not None else (float(answer), None)  # type: ignore[arg-type]
+    expect(answer, is_number, usage=usage)
+    return float(answer)  # type: ignore[arg-type]
 
 
-def learner_whole_number(
-    answer: object, usage: str = WHOLE_NUMBER_USAGE
-) -> tuple[int | None, Verdict | None]:
-    """The learner's whole number as a Python int (``1274.0`` is 1274), or the ending verdict."""
-    verdict = expect(answer, is_whole_number, usage=usage)
-    if verdict is not None:
-        return None, verdict
-    if isinstance(answer, numbers.Integral):
-        return int(answer), None
-    return int(float(answer)), None  # type: ignore[arg-type]
+def learner_whole_number(answer: object, usage: str = WHOLE_NUMBER_USAGE) -> int:
+    """The learner's whole number as a Python int (``1274.0`` is 1274)."""
+    expect(answer, is_whole_number, usage=usage)
+    return int(answer if isinstance(answer, numbers.Integral) else float(answer))  # type: ignore[arg-type]
 
 
 def in_dtype(value: float, dtype: np.dtype) -> bool:
@@ -111,25 +100,11 @@ def number_verdict(
 ) -> Verdict:
     """Compare the learner's number with ``expected``, a value of ``dtype``, exactly.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
-    dtype
-        The dtype the question asks for a value of.
-    expected
-        The checker's own value, a value of ``dtype``.
-    hint
-        What to say to a value of ``dtype`` other than ``expected``.
-    off_grid
-        What to say to a number between two values of ``dtype`` (such as an analytic
-        threshold before it is rounded into the grid).
-
+    ``hint`` is for a value of ``dtype`` other than ``expected``; ``off_grid`` for a number
+    between two values of ``dtype`` (such as an analytic threshold not rounded into the grid).
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    if not in_dtype(value, dtype):  # type: ignore[arg-type]
+    value = learner_float(answer)
+    if not in_dtype(value, dtype):
         return wrong(off_grid)
     return correct() if value == expected else wrong(hint)
 
@@ -143,24 +118,10 @@ def close_or_hint(
     abs_tol: float = 0.0,
     remark: str = "",
 ) -> Verdict:
-    """``correct(remark)`` when ``answer`` is a number close to ``expected``, else ``wrong``.
+    """``correct(remark)`` when ``answer`` is a number close to ``expected``, else ``wrong(hint)``.
 
-    Parameters
-    ----------
-    answer
-        The learner's answer: ``None`` (unanswered), a number, or anything else (wrong kind).
-    expected
-        The checker's own value.
-    hint
-        What to say when the number is not close enough (it must not give the answer away).
-    rel_tol, abs_tol
-        As in :func:`math.isclose`.
-    remark
-        What to say when it is.
-
+    Close as :func:`math.isclose` says with ``rel_tol`` and ``abs_tol``; ``hint`` must not
+    give the answer away.
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    ok = math.isclose(value, expected, rel_tol=rel_tol, abs_tol=abs_tol)  # type: ignore[arg-type]
+    ok = math.isclose(learner_float(answer), expected, rel_tol=rel_tol, abs_tol=abs_tol)
     return correct(remark) if ok else wrong(hint)

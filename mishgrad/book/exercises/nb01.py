@@ -1,10 +1,4 @@
-"""Checkers for notebook 01's exercises (Mish and its gradient).
-
-Each checker computes its expected answer here, at parameters no cell of the notebook
-prints: the exact ``t`` at ``x = ln 3``, the sign-only repair of the README's formula at
-``x = ln 2``, the crossing of ``d = 1``, a learner's float64 ``d(x)`` at points of the
-checker's choosing, and the prediction for an edited scratch copy of the kernel.
-"""
+"""Checkers for notebook 01's exercises (Mish and its gradient)."""
 
 from __future__ import annotations
 
@@ -20,8 +14,10 @@ from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math import symbolic
 
 from . import (
+    EarlyVerdict,
     Verdict,
     call_on_copy,
+    checker,
     correct,
     expect,
     is_number,
@@ -80,23 +76,17 @@ SIGN_ONLY_ROUNDED_USAGE: Final = (
 
 def _expect_exact(
     answer: object, shape: Callable[[object], bool], usage: str, rounded: str
-) -> Verdict | None:
-    """:func:`expect` for an exact value: a float is told it is rounded, anything else the kind.
-
-    A string or a formula is told what kind of answer is asked for (``usage``); a number
-    that is not exact (a float, a SymPy expression holding one) is told why it is not
-    enough (``rounded``).
-    """
+) -> None:
+    """:func:`expect` for an exact value: a float is told it is rounded, anything else the kind."""
     if answer is not None and not shape(answer) and is_number(answer):
-        return wrong_kind(rounded)
-    return expect(answer, shape, usage=usage)
+        raise EarlyVerdict(wrong_kind(rounded))
+    expect(answer, shape, usage=usage)
 
 
+@checker
 def check_t_at_ln3(answer: object) -> Verdict:
     """Exercise 1: t(ln 3) exactly, as a SymPy Rational."""
-    verdict = _expect_exact(answer, _is_rational, T_AT_LN3_USAGE, T_AT_LN3_ROUNDED_USAGE)
-    if verdict is not None:
-        return verdict
+    _expect_exact(answer, _is_rational, T_AT_LN3_USAGE, T_AT_LN3_ROUNDED_USAGE)
     exact = sp.cancel(symbolic.to_rational(symbolic.tanh_softplus()).subs(symbolic.E, 3))
     value = sp.Rational(answer.numerator, answer.denominator)  # type: ignore[union-attr]
     if value == exact:
@@ -104,11 +94,10 @@ def check_t_at_ln3(answer: object) -> Verdict:
     return wrong("t is a rational function of E = e^x; what is E at x = ln 3?")
 
 
+@checker
 def check_sign_only(answer: object) -> Verdict:
     """Exercise 2: (t + x(1 - t^2)e^x)/(1 + e^x) - d at x = ln 2, exactly."""
-    verdict = _expect_exact(answer, _is_exact_number, SIGN_ONLY_USAGE, SIGN_ONLY_ROUNDED_USAGE)
-    if verdict is not None:
-        return verdict
+    _expect_exact(answer, _is_exact_number, SIGN_ONLY_USAGE, SIGN_ONLY_ROUNDED_USAGE)
     t_x, ex = symbolic.tanh_softplus(), sp.exp(symbolic.x)
     sign_fixed = (t_x + symbolic.x * (1 - t_x**2) * ex) / (1 + ex)
     expected = symbolic.difference(sign_fixed).subs({symbolic.x: sp.log(2), symbolic.E: 2})
@@ -120,13 +109,12 @@ def check_sign_only(answer: object) -> Verdict:
     )
 
 
+@checker
 def check_crossing(answer: object) -> Verdict:
     """Exercise 3: the x > 0 at which d crosses its limit 1."""
-    value, verdict = learner_float(answer, usage="give one number, the x at which d(x) = 1")
-    if verdict is not None:
-        return verdict
+    value = learner_float(answer, usage="give one number, the x at which d(x) = 1")
     (crossing,) = symbolic.sign_change_roots(symbolic.dmish() - 1, 0.0, 10.0)
-    if abs(value - float(crossing)) < 1e-6:  # type: ignore[operator]
+    if abs(value - float(crossing)) < 1e-6:
         return correct()
     return wrong(
         "d - 1 is negative at x = 0 and positive where d is largest: bracket its zero "
@@ -151,14 +139,12 @@ def check_dmish(dmish: object) -> Verdict:
     at +-inf, where d is 1 and 0 (and ``inf * 0`` is NaN).
     """
     points = np.array(DMISH_POINTS)
-    got, failed = learner_numbers(
+    got = learner_numbers(
         dmish,
         points,
         shape=points.shape,
         usage=f"return a NumPy array of floats, one value per input: shape {points.shape}",
     )
-    if failed is not None:
-        return failed
     truth = _with_limits(symbolic.dmish(), (0.0, 1.0), points)
     t = _with_limits(symbolic.tanh_softplus(), (0.0, 1.0), points)
     allowed = DMISH_REL * np.abs(truth) + DMISH_CANCEL * t
@@ -179,19 +165,14 @@ def _kernel_d(scratch: ScratchKernel) -> np.ndarray:
     return scratch.run_kernel(np.ones_like(probe), probe).out.astype(np.float64)
 
 
+@checker
 def check_kernel_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 5 (edit the kernel): predict (d(-2.5), d(0.7)) of the edited scratch copy."""
-    verdict = expect(
-        answer, (is_number, is_number), usage="give a pair (d(-2.5), d(0.7)) to 4 decimals"
-    )
-    if verdict is not None:
-        return verdict
+    expect(answer, (is_number, is_number), usage="give a pair (d(-2.5), d(0.7)) to 4 decimals")
     if not scratch.edited():
         return wrong(f"edit the copy first ({scratch}/op_kernel/mish_grad.h), then re-run")
     predicted = np.array([float(v) for v in answer], dtype=np.float64)  # type: ignore[union-attr]
-    kernel, failed = call_on_copy(scratch, _kernel_d, scratch)
-    if failed is not None:
-        return failed
+    kernel = call_on_copy(scratch, _kernel_d, scratch)
     if np.allclose(predicted, kernel, atol=5e-5, rtol=0):
         return correct("your algebra predicts what the edited kernel computes")
     return wrong(

@@ -1,9 +1,4 @@
-"""Checkers for notebook 02 (floats, ULPs and overflow).
-
-Every expected answer is computed here from parameters the notebook does not print: the
-float32 bit patterns a learner's ``to_bfloat16_bits`` rounds are drawn with a seed of this
-module's own, beside named edge cases.
-"""
+"""Checkers for notebook 02 (floats, ULPs and overflow)."""
 
 from __future__ import annotations
 
@@ -14,33 +9,20 @@ import numpy as np
 
 from mishgrad.math import dtypes, thresholds
 
-from . import Verdict, correct, equal_or_hint, learner_function, wrong
+from . import Verdict, checker, correct, equal_or_hint, learner_function, wrong
 from .learner import in_dtype, learner_float, learner_result, learner_whole_number
 
 #: Seed of the float32 bit patterns ``check_to_bfloat16_bits`` rounds (not printed anywhere).
 _SEED: Final = 90210
-#: float32 bit patterns by what they test: the values whose rounding goes wrong first.
-_NAMED_BITS: Final = {
-    "signed zeros and infinities": (0x00000000, 0x80000000, 0x7F800000, 0xFF800000),
-    "FLT_MAX of both signs, rounding up to infinity": (0x7F7FFFFF, 0xFF7FFFFF),
-    "a tie above bfloat16's largest value (odd: up to inf), and just below it": (
-        0x7F7F8000,
-        0x7F7F7FFF,
-    ),
-    "subnormals: the smallest, the largest, two ties": (
-        0x00000001,
-        0x807FFFFF,
-        0x00008000,
-        0x00018000,
-    ),
-    "ties to even (down, up) and carries up a binade": (
-        0x3F808000,
-        0x3F818000,
-        0x3F80FFFF,
-        0x3FFFFFFF,
-    ),
-    "quiet and signaling NaNs": (0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FFFFFFF),
-}
+#: float32 bit patterns of the values whose rounding goes wrong first.
+_NAMED_BITS: Final = (
+    *(0x00000000, 0x80000000, 0x7F800000, 0xFF800000),  # signed zeros and infinities
+    *(0x7F7FFFFF, 0xFF7FFFFF),  # FLT_MAX of both signs, rounding up to infinity
+    *(0x7F7F8000, 0x7F7F7FFF),  # a tie above bfloat16's largest value (odd: up to inf), below it
+    *(0x00000001, 0x807FFFFF, 0x00008000, 0x00018000),  # subnormals: smallest, largest, two ties
+    *(0x3F808000, 0x3F818000, 0x3F80FFFF, 0x3FFFFFFF),  # ties to even (down, up), binade carries
+    *(0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FFFFFFF),  # quiet and signaling NaNs
+)
 
 
 def _bfloat16_probe() -> np.ndarray:
@@ -54,7 +36,7 @@ def _bfloat16_probe() -> np.ndarray:
     lower = np.array([0x8000, 0x7FFF, 0x8001], dtype=np.uint32)
     near_ties = (kept[:, None] | lower).ravel()
     subnormals = draw(23, 300) | (draw(1, 300) << np.uint32(31))
-    named = np.array([b for group in _NAMED_BITS.values() for b in group], dtype=np.uint32)
+    named = np.array(_NAMED_BITS, dtype=np.uint32)
     return np.concatenate([draw(32, 4000), near_ties, subnormals, named])
 
 
@@ -93,9 +75,7 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     Compared bit for bit with ml_dtypes' conversion; for a NaN input any quiet NaN is right.
     """
     bits = _bfloat16_probe()
-    result, verdict = learner_result(function, bits, np.dtype(np.uint16))
-    if verdict is not None:
-        return verdict
+    result = learner_result(function, bits, np.dtype(np.uint16))
     with np.errstate(invalid="ignore"):  # ml_dtypes warns on casting NaN; it stays NaN
         expected = bits.view(np.float32).astype(dtypes.bfloat16).view(np.uint16)
     nan = np.isnan(bits.view(np.float32))
@@ -127,6 +107,7 @@ def _power(x: np.ndarray) -> np.ndarray:
     return np.exp(x) ** POWER
 
 
+@checker
 def check_exp_power(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(x) ** 100`` overflows in float16 arithmetic.
 
@@ -135,10 +116,8 @@ def check_exp_power(answer: object) -> Verdict:
     answers that forget that np.exp(x) is rounded: a hint says on which side of the threshold
     an answer is.
     """
-    value, verdict = learner_float(answer)
-    if verdict is not None:
-        return verdict
-    if not in_dtype(value, dtypes.float16):  # type: ignore[arg-type]
+    value = learner_float(answer)
+    if not in_dtype(value, dtypes.float16):
         return wrong(
             "your x is not a float16 value, and in float16 arithmetic x is one: from which "
             f"float16 value on does np.exp(x) ** {POWER} overflow? {_POWER_HINT}"
@@ -159,11 +138,10 @@ def check_exp_power(answer: object) -> Verdict:
     )
 
 
+@checker
 def check_bfloat16_count(answer: object) -> Verdict:
     """How many bfloat16 values x satisfy 1 <= x < 1000."""
-    value, verdict = learner_whole_number(answer)
-    if verdict is not None:
-        return verdict
+    value = learner_whole_number(answer)
     ends = dtypes.ordered(np.array([1.0, 1000.0], dtype=dtypes.bfloat16))
     expected = int(ends[1] - ends[0])  # 1000 is a bfloat16 value: count the keys below it
     return equal_or_hint(

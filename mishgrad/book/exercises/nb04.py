@@ -14,6 +14,7 @@ from . import (
     Verdict,
     call_learner,
     call_on_copy,
+    checker,
     correct,
     equal_or_hint,
     learner_function,
@@ -51,9 +52,7 @@ SCRATCH_HEADER = "common/mish_grad_tiling.h"
 def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> Verdict:
     """Exercise 1: ``function(n, dtype_size, has_tanhx, cores)`` returns v1's split."""
     for n, size, has_tanhx, cores in V1_SPLIT_CASES:
-        got, error = call_learner(function, n, size, has_tanhx, cores)
-        if error is not None:
-            return error
+        got = call_learner(function, n, size, has_tanhx, cores)
         if got is None:  # the scaffold, not yet written
             return UNANSWERED
         expected = tiling.v1_split(n, size, has_tanhx, V1_SPLIT_UB, cores)
@@ -69,50 +68,36 @@ def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> 
     return correct(f"your split agrees with v1's on all {len(V1_SPLIT_CASES)} inputs tried")
 
 
-def expected_small_chip_tile() -> int:
-    """The reference answer of exercise 2."""
-    reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
-    return tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
-
-
+@checker
 def check_small_chip_tile(answer: object) -> Verdict:
     """Exercise 2: the tile length of float16 without tanhx on the 128 KiB chip."""
-    value, verdict = learner_whole_number(answer, usage="answer with a whole number of elements")
-    if verdict is not None:
-        return verdict
+    value = learner_whole_number(answer, usage="answer with a whole number of elements")
+    reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
+    expected = tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
     return equal_or_hint(
         value,
-        expected_small_chip_tile(),
+        expected,
         "the limit is the physical UB less Select's 8 KB scratch area; divide it by the "
         "bytes per element of the 16-bit, no-tanhx column and round down to a multiple of 256",
     )
 
 
-def expected_edit_tile() -> int:
-    """The reference answer of exercise 3: the tile when Select's scratch is counted as 0."""
-    chip = platforms.platform(EDIT_PLATFORM)
-    return tiling.max_tile_length(4, False, chip.ub_bytes, select_scratch=False)
-
-
+@checker
 def check_scratch_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 3: predict the tile after ``kSelectScratchBytes = 0``, and see what follows.
 
     The checker builds the twin from the learner's scratch copy, asks its C++ tiling, and
     runs the kernel with that plan; the twin's verdict is part of the message.
     """
-    value, verdict = learner_whole_number(answer, usage="answer with a whole number of elements")
-    if verdict is not None:
-        return verdict
+    value = learner_whole_number(answer, usage="answer with a whole number of elements")
     if SCRATCH_HEADER not in scratch.edited():
         return wrong(f"first edit {SCRATCH_HEADER} in {scratch} (not in kernel/) and save it")
     chip = platforms.platform(EDIT_PLATFORM)
-    planned, failed = call_on_copy(
+    planned = call_on_copy(
         scratch, scratch.native_tiling, 10_000, 4, False, chip.ub_reported, chip.vector_cores
     )
-    if failed is not None:
-        return failed
-    tile = planned.tileLength  # type: ignore[union-attr]
-    if tile != expected_edit_tile():
+    tile = planned.tileLength
+    if tile != tiling.max_tile_length(4, False, chip.ub_bytes, select_scratch=False):
         return wrong(
             f"your copy's C++ tiling plans {tile} elements: set "
             "kSelectScratchBytes to 0 (and nothing else) in the copy, save, and run again"

@@ -1,11 +1,4 @@
-"""Checkers for notebook 05's exercises (the AscendC kernel).
-
-Each checker computes its expected answer here, from inputs no cell of the notebook prints:
-the accuracy near the zero of d of a scratch copy of the kernel whose root window the learner
-deleted, a learner's NumPy transcription of ``DerivativeFromTanhx`` run on inputs of the
-checker's choosing beside the kernel's tanhx branch, and a learner's rule for moving and
-computing a tile's tail, called at lengths of the checker's choosing.
-"""
+"""Checkers for notebook 05's exercises (the AscendC kernel)."""
 
 from __future__ import annotations
 
@@ -23,7 +16,9 @@ from . import (
     Verdict,
     call_learner,
     call_on_copy,
+    checker,
     correct,
+    learner_answer,
     learner_function,
     wrong,
     wrong_kind,
@@ -60,29 +55,22 @@ def _above_tolerance(d: np.ndarray, truth: np.ndarray) -> int:
     return int(np.sum(np.abs(d.astype(np.float64) - wide) > WINDOW_TOLERANCE * np.abs(wide)))
 
 
+@checker
 def check_root_window(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 1: inputs near the root with relative error > 1e-5 once RootWindow is gone."""
-    guess, verdict = learner_whole_number(
-        answer, usage="answer with a whole number: how many inputs"
-    )
-    if verdict is not None:
-        return verdict
+    guess = learner_whole_number(answer, usage="answer with a whole number: how many inputs")
     if KERNEL_FILE not in scratch.edited():
         return wrong(f"edit {KERNEL_FILE} of your copy ({scratch}) first, then run this cell")
     x = window_inputs()
-    run, failed = call_on_copy(
-        scratch, scratch.run_kernel, np.ones_like(x), x, numerics=WINDOW_MODEL
-    )
-    if failed is not None:
-        return failed
-    edited = run.out  # type: ignore[union-attr]
+    run = call_on_copy(scratch, scratch.run_kernel, np.ones_like(x), x, numerics=WINDOW_MODEL)
+    edited = run.out
     original = twin.run_kernel(np.ones_like(x), x, numerics=WINDOW_MODEL).out
     if _same_bits(edited, original).all():
         return wrong("your copy computes what kernel/ computes: is the RootWindow call gone?")
     truth = oracle.dmish_oracle(x)
     expected = _above_tolerance(edited, truth)
     # Relative errors computed in float32 instead of float64 may move a borderline case.
-    if abs(guess - expected) > 0.005 * expected:  # type: ignore[operator]
+    if abs(guess - expected) > 0.005 * expected:
         return wrong(
             "run your copy on every float32 between the bounds (enumerate their bit patterns), "
             "under the hardware model, and compare with oracle.dmish_oracle: count where "
@@ -116,9 +104,7 @@ def check_tanhx_model(function: Callable[..., object] | None) -> Verdict:
     for model in MODELS:
         exp = partial(twin.native_exp, numerics=model)
         div = partial(twin.native_div, numerics=model)
-        result, failure = call_learner(function, x.copy(), t.copy(), exp, div)
-        if failure is not None:
-            return failure
+        result = call_learner(function, x.copy(), t.copy(), exp, div)
         if result is None:
             return UNANSWERED
         mine = np.asarray(result)
@@ -158,15 +144,14 @@ TAIL_CASES = tuple(
 def check_tail(function: Callable[..., object] | None) -> Verdict:
     """Exercise 3: ``f(length, itemsize) -> (copy op, bytes it moves, Compute's count)``."""
     for length, itemsize in TAIL_CASES:
-        result, failure = call_learner(function, length, itemsize)
-        if failure is not None:
-            return failure
-        if result is None:
-            return UNANSWERED
-        if not isinstance(result, tuple | list) or len(result) != 3:
-            return wrong_kind("return a tuple (copy, bytes moved, Compute's count)")
-        expected = _expected_tail(length, itemsize)
-        if tuple(result) != expected:
+        result = learner_answer(
+            function,
+            length,
+            itemsize,
+            shape=lambda got: isinstance(got, tuple | list) and len(got) == 3,
+            usage="return a tuple (copy, bytes moved, Compute's count)",
+        )
+        if tuple(result) != _expected_tail(length, itemsize):  # type: ignore[arg-type]
             return wrong(
                 f"for a tail of length {length}, in {itemsize}-byte elements, your function "
                 f"returns {result!r}. Which length must be a multiple of 32: elements or bytes? "

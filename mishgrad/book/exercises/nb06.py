@@ -1,8 +1,4 @@
-"""Checkers for notebook 06 (the pipeline and the Unified Buffer).
-
-Each checker draws its own cases (tile timings, buffer counts, sequences of AllocTensor,
-EnQue, DeQue and FreeTensor calls) with a fixed seed, none of them printed by the notebook.
-"""
+"""Checkers for notebook 06 (the pipeline and the Unified Buffer)."""
 
 from __future__ import annotations
 
@@ -21,6 +17,7 @@ from . import (
     fits,
     is_number,
     is_whole_number,
+    learner_answer,
     learner_function,
     wrong,
     wrong_kind,
@@ -52,13 +49,13 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     for _ in range(40):
         stages = tuple(int(v) for v in rng.integers(1, 200, 3))
         buffers = int(rng.integers(1, 6))
-        got, failed = call_learner(function, *stages, buffers)
-        if failed is not None:
-            return failed
-        if got is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not is_number(got):
-            return wrong_kind("return the period, a number of cycles")
+        got = learner_answer(
+            function,
+            *stages,
+            buffers,
+            shape=is_number,
+            usage="return the period, a number of cycles",
+        )
         expected = _measured_period(stages, buffers)  # type: ignore[arg-type]
         if abs(float(got) - expected) > 1e-6:  # type: ignore[arg-type]
             return wrong(
@@ -77,12 +74,8 @@ def check_queue_needs(function: Callable[[str], tuple[int, int] | None] | None) 
     """Exercise 2: the smallest depth and buffer count that run an A/E/D/F sequence, or None."""
     rng = np.random.default_rng(_RNG_SEED + 1)
     cases = [_queue_calls(rng) for _ in range(80)]
-    answers = []
-    for ops in cases:
-        got, failed = call_learner(function, ops)
-        if failed is not None:
-            return failed
-        answers.append(tuple(got) if isinstance(got, list | tuple) else got)
+    got_all = (call_learner(function, ops) for ops in cases)
+    answers = [tuple(got) if isinstance(got, list | tuple) else got for got in got_all]
     if all(got is None for got in answers):  # the scaffold, not yet written
         return UNANSWERED
     for got in answers:

@@ -1,8 +1,4 @@
-"""Checkers for notebook 07 (debugging a kernel).
-
-Each checker draws its own cases (tensors to dump, kernel inputs) with a fixed seed, none of
-them printed by the notebook.
-"""
+"""Checkers for notebook 07 (debugging a kernel)."""
 
 from __future__ import annotations
 
@@ -16,14 +12,13 @@ import numpy as np
 from mishgrad.kernel.scratch import ScratchKernel
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
+    checker,
     correct,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 from .learner import learner_whole_number
 
@@ -103,13 +98,12 @@ def check_encode_dump(function: Callable[..., str] | None) -> Verdict:
     rng = np.random.default_rng(_RNG_SEED + 2)
     for _ in range(30):
         tensor, desc, addr, position, dump_size = _encode_case(rng)
-        got, failed = call_learner(function, tensor.copy(), desc, addr, position, dump_size)
-        if failed is not None:
-            return failed
-        if got is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not isinstance(got, str):
-            return wrong_kind("return the record as a str: the header line, then the values")
+        got = learner_answer(
+            function,
+            *(tensor.copy(), desc, addr, position, dump_size),
+            shape=lambda got: isinstance(got, str),
+            usage="return the record as a str: the header line, then the values",
+        )
         expected = encode_dump(tensor, desc, addr, position, dump_size)
         if got.rstrip("\n") != expected.rstrip("\n"):
             return wrong(
@@ -139,24 +133,19 @@ def _first_difference(got: str, expected: str) -> int:
     return 1 if mine[0] != theirs[0] else 2
 
 
+@checker
 def check_dump_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Exercise 2 (kernel edit): a DumpTensor of x's tile in Compute, with desc = answer."""
-    desc, verdict = learner_whole_number(
+    desc = learner_whole_number(
         answer, usage="answer with the desc number (an int) your DumpTensor call passes"
     )
-    if verdict is not None:
-        return verdict
     if not scratch.edited():
         return wrong(f"edit op_kernel/mish_grad.h in {scratch} first, then run this cell again")
     rng = np.random.default_rng(_RNG_SEED + 3)
     x = rng.uniform(-6, 6, 7777).astype(np.float32)
-    run, failed = call_on_copy(
-        scratch, scratch.run_kernel, np.ones_like(x), x, cores=2, host_threads=2
-    )
-    if failed is not None:
-        return failed
+    run = call_on_copy(scratch, scratch.run_kernel, np.ones_like(x), x, cores=2, host_threads=2)
     try:
-        dumps = [d for d in parse_dumps(run.log) if d.desc == desc]  # type: ignore[union-attr]
+        dumps = [d for d in parse_dumps(run.log) if d.desc == desc]
     except ValueError as error:
         return wrong(f"your log does not parse: {error}")
     if not dumps:

@@ -1,8 +1,4 @@
-"""Checkers for notebook 08, the aclnn two-phase call.
-
-Each checker asks the CPU twin itself (phase 1, phase 2, ``aclrtSynchronizeStream``) for the
-expected answer, on tensors no cell of the notebook prints.
-"""
+"""Checkers for notebook 08, the aclnn two-phase call: the CPU twin gives every expected answer."""
 
 from __future__ import annotations
 
@@ -18,18 +14,17 @@ from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
+    checker,
     correct,
     equal_or_hint,
     expect,
     is_boolean,
     is_whole_number,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 
 #: A tensor for the status exercise: ``None`` (a null pointer) or ``(shape, dtype name)``.
@@ -74,13 +69,12 @@ def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Ve
     with aclnn.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
-            got, failed = call_learner(learner, *specs)
-            if failed is not None:
-                return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got):
-                return wrong_kind("return the status code, a whole number")
+            got = learner_answer(
+                learner,
+                *specs,
+                shape=is_whole_number,
+                usage="return the status code, a whole number",
+            )
             if got != expected:
                 return wrong(
                     f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
@@ -124,13 +118,12 @@ def check_max_elements(learner: Callable[[int, str, str, str], int] | None) -> V
     """
     with aclnn.Session("twin") as session:
         for budget, dtypes in BUDGET_CASES:
-            got, failed = call_learner(learner, budget, *dtypes)
-            if failed is not None:
-                return failed
-            if got is None:  # the scaffold, not yet written
-                return UNANSWERED
-            if not is_whole_number(got) or got < 0:  # type: ignore[operator]
-                return wrong_kind("return a whole number of elements (0 or more)")
+            got = learner_answer(
+                learner,
+                *(budget, *dtypes),
+                shape=lambda got: is_whole_number(got) and got >= 0,  # type: ignore[operator]
+                usage="return a whole number of elements (0 or more)",
+            )
             n = int(got)
             fits = _workspace(session, n, dtypes) <= budget
             if not fits or _workspace(session, n + 1, dtypes) <= budget:
@@ -175,15 +168,14 @@ def largest_pool_offset() -> int:
         return next(o for o in range(POOL_BYTES, -1, -1) if _slice_accepted(session, o))
 
 
+@checker
 def check_pool_offset(answer: object) -> Verdict:
     """(the largest offset the twin accepts, whether an NPU most likely reports an error there)."""
-    verdict = expect(
+    expect(
         answer,
         (is_whole_number, is_boolean),
         usage="answer with a pair: (an offset in bytes, True or False)",
     )
-    if verdict is not None:
-        return verdict
     offset, npu_reports = answer  # type: ignore[misc]
     if offset != largest_pool_offset():
         return wrong(
@@ -217,22 +209,19 @@ def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
     return isolation.call(_statuses_of_copy, str(scratch.path))
 
 
+@checker
 def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     """Statuses for 9 and 10 dimensions after the learner raised kMaxDims to 9 in the copy."""
-    verdict = expect(
+    expect(
         answer,
         (is_whole_number, is_whole_number),
         usage="answer with a pair of status codes: (9 dimensions, 10 dimensions)",
     )
-    if verdict is not None:
-        return verdict
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
     # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses, failed = call_on_copy(scratch, _statuses_in_a_worker, scratch)
-    if failed is not None:
-        return failed
-    if statuses[0] != 0:  # type: ignore[index]
+    statuses = call_on_copy(scratch, _statuses_in_a_worker, scratch)
+    if statuses[0] != 0:
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(
         tuple(int(status) for status in answer),  # type: ignore[union-attr]

@@ -1,8 +1,4 @@
-"""Checkers for notebook 09: broadcasting, views, and the twin's self-overlap rule.
-
-The shape and stride checkers compare the learner's function with NumPy on shapes of their
-own; the overlap checker asks the twin's phase 1. No case is printed in the notebook.
-"""
+"""Checkers for notebook 09: broadcasting and views (against NumPy), the twin's overlap rule."""
 
 from __future__ import annotations
 
@@ -19,6 +15,7 @@ from . import (
     UNANSWERED,
     Verdict,
     call_learner,
+    checker,
     correct,
     equal_or_hint,
     expect,
@@ -65,9 +62,7 @@ def _numpy_broadcast(a: Shape, b: Shape) -> Shape | None:
 def check_broadcast_shape(learner: Callable[[Shape, Shape], Shape | None] | None) -> Verdict:
     """The learner's ``broadcast_shape(a, b)``: the broadcast shape as a tuple, or None."""
     for a, b in BROADCAST_CASES:
-        got, failed = call_learner(learner, a, b)
-        if failed is not None:
-            return failed
+        got = call_learner(learner, a, b)
         if got is not None and not isinstance(got, tuple | list):
             return wrong_kind(f"broadcast_shape{(a, b)} returned {got!r}: return a tuple or None")
         if (None if got is None else tuple(got)) != _numpy_broadcast(a, b):
@@ -84,9 +79,7 @@ def check_transposed_strides(learner: Callable[[Shape, Shape], Shape] | None) ->
     for shape, axes in TRANSPOSE_CASES:
         view = np.zeros(shape, np.float32).transpose(axes)
         expected = tuple(s // view.itemsize for s in view.strides)
-        got, failed = call_learner(learner, shape, axes)
-        if failed is not None:
-            return failed
+        got = call_learner(learner, shape, axes)
         if got is None:  # the scaffold, not yet written
             return UNANSWERED
         if not isinstance(got, tuple | list):
@@ -120,15 +113,14 @@ def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
     return phase1.status != 0, int(rule.group(1)) if rule else None
 
 
+@checker
 def check_overlap_rule(answer: object) -> Verdict:
     """(refused, rule) for gradInput of shape [5, 3] with strides [2, 1] (twin-only)."""
-    verdict = expect(
+    expect(
         answer,
         (is_boolean, lambda rule: rule is None or is_whole_number(rule)),
         usage="answer with a pair (refused, rule): True or False, and a rule number",
     )
-    if verdict is not None:
-        return verdict
     refused, rule = _overlap_refusal((5, 3), (2, 1))
     return equal_or_hint(
         tuple(answer),  # type: ignore[arg-type]

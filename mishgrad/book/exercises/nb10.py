@@ -1,9 +1,4 @@
-"""Checkers for notebook 10 (CANN's precision standard).
-
-MARE's allowance in ULPs (write code), the smallest float16 golden value at which a two-ULP
-error passes, and how large a float16 test must be to reach the stretch where a t + p form
-fails.
-"""
+"""Checkers for notebook 10 (CANN's precision standard)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import numpy as np
 from mishgrad.evaluation import precision
 from mishgrad.math import dtypes, oracle
 
-from . import Verdict, correct, learner_function, wrong
+from . import Verdict, checker, correct, learner_function, wrong
 from .learner import learner_numbers, learner_whole_number, number_verdict
 
 #: The dtypes the write-code exercise tries: (name, bits of the significand, smallest
@@ -50,15 +45,13 @@ def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
     """``function(golden, dtype_name)`` must return MARE's allowance in ULPs of each golden."""
     for name in _FORMATS:
         golden = _goldens(name)
-        got, failure = learner_numbers(
+        got = learner_numbers(
             function,
             golden,
             name,
             shape=golden.shape,
             usage="return a NumPy array of numbers, one per golden value",
         )
-        if failure is not None:
-            return failure
         if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
             return wrong(
                 f"{name}: the allowance is 10 T (|g| + 1e-7); divide by the "
@@ -86,6 +79,7 @@ def ulps_pass_from(ulps: int = _ALLOWANCE_ULPS) -> float:
     return float(positive[passes].min())
 
 
+@checker
 def check_allowance(answer: object) -> Verdict:
     """The smallest positive float16 golden value at which a two-ULP error passes MARE."""
     expected = ulps_pass_from()
@@ -128,11 +122,10 @@ def stretch_width(name: str = _STRETCH_DTYPE) -> float:
 _UNIFORM_SPAN, _UNIFORM_SHARE = 10.0, 0.5
 
 
+@checker
 def check_sample_size(answer: object) -> Verdict:
     """Smallest k such that 10**k points, half from uniform[-5, 5], expect one in the stretch."""
-    k, verdict = learner_whole_number(answer, usage="answer with the exponent k, a whole number")
-    if verdict is not None:
-        return verdict
+    k = learner_whole_number(answer, usage="answer with the exponent k, a whole number")
     expected = math.ceil(math.log10(_UNIFORM_SPAN / (_UNIFORM_SHARE * stretch_width())))
     if k == expected:
         return correct(

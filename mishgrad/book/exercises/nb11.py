@@ -1,8 +1,4 @@
-"""Checkers for notebook 11 (the NPU's arithmetic).
-
-The vector unit's ``Div`` under the twin's ``adversarial`` numerics model, written by the
-learner in NumPy (write code).
-"""
+"""Checkers for notebook 11 (the NPU's arithmetic): ``Div`` under the ``adversarial`` model."""
 
 from __future__ import annotations
 
@@ -42,15 +38,13 @@ def operands(seed: int = 1111, count: int = 600) -> tuple[np.ndarray, np.ndarray
 def check_adversarial_div(function: Callable[..., object] | None) -> Verdict:
     """``function(a, b)`` must round each quotient as the twin's ``adversarial`` model does."""
     a, b = operands()
-    got, failure = learner_numbers(
+    got = learner_numbers(
         function,
         a,
         b,
         shape=a.shape,
         usage="return a NumPy array of float32 numbers, one quotient per pair",
     )
-    if failure is not None:
-        return failure
     expected = vector_math.div(a, b, _MODEL).astype(np.float64)
     if np.array_equal(got, expected):
         return correct(

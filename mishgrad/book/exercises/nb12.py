@@ -1,8 +1,4 @@
-"""Checkers for notebook 12 (performance).
-
-The roofline time of an instruction mix with per-op cycles (write code), the cost of one more
-vector instruction in a scratch copy of the kernel (kernel edit), and v1's ridge bandwidth.
-"""
+"""Checkers for notebook 12 (performance)."""
 
 from __future__ import annotations
 
@@ -17,15 +13,14 @@ from mishgrad.kernel.platforms import Platform
 from mishgrad.kernel.scratch import ScratchKernel
 
 from . import (
-    UNANSWERED,
     Verdict,
-    call_learner,
     call_on_copy,
+    checker,
     correct,
     is_number,
+    learner_answer,
     learner_function,
     wrong,
-    wrong_kind,
 )
 from .learner import close_or_hint, learner_float
 
@@ -80,13 +75,12 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
     rng = np.random.default_rng(1010)
     for _ in range(40):
         case = _roofline_case(rng)
-        result, failure = call_learner(function, *case[:3], dict(case[3]), dict(case[4]), *case[5:])
-        if failure is not None:
-            return failure
-        if result is None:  # the scaffold, not yet written
-            return UNANSWERED
-        if not is_number(result):
-            return wrong_kind("return the time in seconds, a number")
+        result = learner_answer(
+            function,
+            *(*case[:3], dict(case[3]), dict(case[4]), *case[5:]),
+            shape=is_number,
+            usage="return the time in seconds, a number",
+        )
         expected = reference_seconds(*case)
         if not math.isclose(float(result), expected, rel_tol=1e-9):  # type: ignore[arg-type]
             n, dtype_size, has_tanhx = case[:3]
@@ -107,20 +101,15 @@ def check_roofline_time(function: Callable[..., object] | None) -> Verdict:
 EDIT_CYCLES_PER_REPEAT = 3.0
 
 
+@checker
 def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verdict:
     """Vector cycles per element on one core that the learner's added instructions cost."""
-    value, verdict = learner_float(answer, usage="answer with a number: cycles per element")
-    if verdict is not None:
-        return verdict
+    value = learner_float(answer, usage="answer with a number: cycles per element")
     if not scratch.edited():
         return wrong(f"edit op_kernel/mish_grad.h in {scratch} first (kernel/ stays as it is)")
     before = roofline.measure_cost("float32", False).instruction_count
-    cost, failed = call_on_copy(
-        scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path
-    )
-    if failed is not None:
-        return failed
-    after = cost.instruction_count  # type: ignore[union-attr]
+    cost = call_on_copy(scratch, roofline.measure_cost, "float32", False, kernel_dir=scratch.path)
+    after = cost.instruction_count
     if after <= before:
         return wrong("your copy runs no more vector instructions than kernel/: add one")
     expected = (after - before) * EDIT_CYCLES_PER_REPEAT / roofline.ELEMENTS_PER_REPEAT
@@ -136,11 +125,10 @@ def check_added_instruction_cost(answer: object, scratch: ScratchKernel) -> Verd
 _RIDGE_CHIP, _RIDGE_CLOCK = "910B3", 1.5e9
 
 
+@checker
 def check_v1_ridge(answer: object) -> Verdict:
     """v1's ridge bandwidth in TB/s (two decimals) on the 910B3 at 1.5 GHz."""
-    value, verdict = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
-    if verdict is not None:
-        return verdict
+    value = learner_float(answer, usage="answer with a number: the bandwidth in TB/s")
     cost = roofline.cost_from_counts(upstream.V1_FLOAT32_NO_TANHX.counts(), 4, False)
     line = roofline.Roofline.for_chip(_RIDGE_CHIP, clock_hz=_RIDGE_CLOCK)
     expected = line.ridge_bandwidth(cost) / 1e12

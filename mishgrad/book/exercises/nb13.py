@@ -1,9 +1,8 @@
-"""Checkers for notebook 13's exercises (shipping MishGrad to ops-nn).
+"""Checkers for notebook 13's exercises: how ops-nn resolves a quoted ``#include``.
 
-Both exercises are about how ops-nn resolves a quoted ``#include`` (:mod:`mishgrad.kernel.opsnn`).
-The checkers build their own small operator directory, ``gelu_quant_grad``, in a temporary
-folder — an operator no cell of the notebook shows — and compare the learner's answers
-with :func:`mishgrad.kernel.opsnn.resolve_include` on it.
+The checkers lay out an operator of their own (``gelu_quant_grad``, which no cell shows) in a
+temporary folder and compare the learner's answers with
+:func:`mishgrad.kernel.opsnn.resolve_include` on it.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from . import (
     UNANSWERED,
     Verdict,
     call_learner,
+    checker,
     correct,
     equal_or_hint,
     expect,
@@ -90,15 +90,17 @@ def check_resolver(resolves_to: object) -> Verdict:
     """
     with tempfile.TemporaryDirectory() as folder:
         op_dir = _operator(Path(folder))
-        answers = []
-        for source, name, target in RESOLVER_CASES:
-            got, failed = call_learner(resolves_to, op_dir, source, name, target)
-            if failed is not None:
-                return failed
-            answers.append(got.as_posix() if isinstance(got, Path) else got)
+        got_all = (call_learner(resolves_to, op_dir, *case) for case in RESOLVER_CASES)
+        answers = [got.as_posix() if isinstance(got, Path) else got for got in got_all]
         expected = [_expected(op_dir, *case) for case in RESOLVER_CASES]
     if all(got is None for got in answers):  # the scaffold, not yet written
         return UNANSWERED
+    odd = next((got for got in answers if got is not None and not isinstance(got, str)), None)
+    if odd is not None:  # an array or a number: compared with a path, it would raise
+        return wrong(
+            f"resolves_to returned a {type(odd).__name__}: return the operator-relative path "
+            'as a string (such as "op_host/x.h"), or None'
+        )
     for (source, name, target), got, want in zip(RESOLVER_CASES, answers, expected, strict=True):
         if got != want:
             return wrong(
@@ -109,15 +111,14 @@ def check_resolver(resolves_to: object) -> Verdict:
     return correct()
 
 
+@checker
 def check_which_resolve(answer: object) -> Verdict:
     """Exercise 2: for each include of :data:`QUESTION_CASES`, True if it resolves."""
-    verdict = expect(
+    expect(
         answer,
         (is_boolean,) * len(QUESTION_CASES),
         usage="answer with a tuple of three booleans, True or False for each include in order",
     )
-    if verdict is not None:
-        return verdict
     with tempfile.TemporaryDirectory() as folder:
         op_dir = _operator(Path(folder))
         expected = tuple(_expected(op_dir, *case) is not None for case in QUESTION_CASES)
