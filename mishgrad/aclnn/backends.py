@@ -97,6 +97,7 @@ def _ascend_backend(builtin: bool) -> Backend:
         )
     root = _cann_root()
     op_path = builtin_opapi(root) if builtin else None  # first: a missing library is named
+    # nnopbase reads ASCEND_CUSTOM_OPP_PATH only when it first looks for a kernel, after this
     soc = None if builtin else installed.soc_name(root / "lib64" / "libascendcl.so")
     found = installed.activation(kind, soc=soc)
     if found.package is not None:

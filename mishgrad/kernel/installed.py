@@ -180,11 +180,7 @@ class Activation:
 
 
 def soc_name(runtime: Path) -> str:
-    """The SoC that CANN's runtime library ``runtime`` names (``aclrtGetSocName``).
-
-    It needs no ``aclInit`` (cann/runtime 681ef76, ``example/tools/get_soc_version`` L17-L19).
-    The library is loaded with global scope, as the ascend backend loads it; nnopbase reads
-    ``ASCEND_CUSTOM_OPP_PATH`` later, when it first looks for a kernel.
+    """The SoC CANN's runtime library ``runtime`` names: ``aclrtGetSocName``, before ``aclInit``.
 
     Raises
     ------
