@@ -54,6 +54,17 @@ def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanh
     )
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_kernels_are_bandwidth_bound_on_a2(dtype, costs):
+    """Issue 32: the 16-bit path without tanhx (at most ~20 instructions, casts included) and
+    the tanhx branch both keep up with 1.6 TB/s; no Select, no root window."""
+    a2 = roofline.Roofline.for_chip()
+    assert a2.bound(costs[dtype, False]) == a2.bound(costs[dtype, True]) == "bandwidth"
+    counts = costs[dtype, False].instructions
+    assert costs[dtype, False].instruction_count <= 20 and counts["Cast"] == 3
+    assert "Select" not in counts and counts["Exp"] == counts["Div"] == 1
+
+
 def test_vector_cycles_per_element(a2):
     cost = roofline.KernelCost(4, False, {"Exp": 2, "Add": 62})
     assert a2.vector_cycles_per_element(cost) == pytest.approx(1.0)

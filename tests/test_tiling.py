@@ -78,11 +78,11 @@ def test_model_equals_cpp_on_edge_and_random_inputs():
 @pytest.mark.parametrize("has_tanhx", [False, True])
 def test_tile_is_the_largest_that_fits(chip, size, has_tanhx):
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
-    limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
+    limit = tiling.ub_limit(chip.ub_reported, size, has_tanhx, chip.select_uses_scratch)
     used = sum(b.bytes_for(tile) for b in tiling.budget(size, has_tanhx))
     bigger = sum(b.bytes_for(tile + tiling.TILE_ALIGN) for b in tiling.budget(size, has_tanhx))
     assert tile % tiling.TILE_ALIGN == 0 and used <= limit < bigger
-    if not has_tanhx:  # below Select's scratch area
+    if tiling.selects(size, has_tanhx):  # below Select's scratch area
         assert used <= chip.select_scratch_begin
 
 
@@ -132,8 +132,8 @@ def test_select_scratch_only_where_the_platform_needs_it():
     # Atlas A2: the no-tanhx buffers end below Select's 8 KB scratch area; Ascend 950's
     # count-based Select has none, so its no-tanhx branch may use all the reported UB.
     a2, a950 = platforms.platform("910B2"), platforms.platform("950")
-    assert tiling.ub_limit(a2.ub_reported, False, a2.select_uses_scratch) == 184 * 1024
-    assert tiling.ub_limit(a950.ub_reported, False, a950.select_uses_scratch) == a950.ub_reported
+    assert tiling.ub_limit(a2.ub_reported, 4, False, a2.select_uses_scratch) == 184 * 1024
+    assert tiling.ub_limit(a950.ub_reported, 4, False, a950.select_uses_scratch) == a950.ub_reported
     assert a950.select_scratch_begin == a950.ub_bytes
     with_scratch = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, True)
     without = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, False)
