@@ -65,6 +65,15 @@ def test_16bit_kernels_are_bandwidth_bound_on_a2(dtype, costs):
     assert "Select" not in counts and counts["Exp"] == counts["Div"] == 1
 
 
+def test_bandwidth_share(a2, costs):
+    for cost in costs.values():
+        assert a2.bandwidth_share(cost) == 1.0  # every configuration is bandwidth-bound
+    slow = dataclasses.replace(costs["float16", False], instructions={"Add": 100})
+    expected = a2.vector_elements_per_second(slow) / a2.memory_elements_per_second(slow)
+    assert a2.bound(slow) == "vector" and a2.bandwidth_share(slow) == pytest.approx(expected)
+    assert a2.bandwidth_share(slow) == pytest.approx(0.20736)  # 48 cores * 1.8 GHz * 64 / 100
+
+
 def test_vector_cycles_per_element(a2):
     cost = roofline.KernelCost(4, False, {"Exp": 2, "Add": 62})
     assert a2.vector_cycles_per_element(cost) == pytest.approx(1.0)
