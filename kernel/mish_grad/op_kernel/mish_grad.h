@@ -292,18 +292,18 @@ private:
     __aicore__ inline void NarrowDerivative(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                             uint32_t count)
     {
-        LocalTensor<float> e = temp_[0].template Get<float>();  // w, or h for bfloat16
+        LocalTensor<float> ex = temp_[0].template Get<float>();  // w, or h for bfloat16
         LocalTensor<float> u = temp_[1].template Get<float>();
         Mins(x, x, kNarrowHigh, count);
         Maxs(x, x, -kArgumentClamp, count);
         if constexpr (kHalvedExp) {
-            Muls(e, x, 0.5f, count);
-            Exp(e, e, count);
-            Mul(u, e, e, count);
+            Muls(ex, x, 0.5f, count);
+            Exp(ex, ex, count);
+            Mul(u, ex, ex, count);
             Adds(u, u, 1.0f, count);
         } else {
-            Exp(e, x, count);
-            Adds(u, e, 1.0f, count);
+            Exp(ex, x, count);
+            Adds(u, ex, 1.0f, count);
         }
         Mul(d, u, u, count);
         Adds(d, d, 1.0f, count);  // D
@@ -313,9 +313,9 @@ private:
         Add(x, x, d, count);      // u (D + 4x) + D: near the root of d, its terms cancel
         Mul(d, d, d, count);
         Div(d, x, d, count);      // the one division
-        Mul(d, d, e, count);
+        Mul(d, d, ex, count);
         if constexpr (kHalvedExp) {
-            Mul(d, d, e, count);
+            Mul(d, d, ex, count);
         }
     }
 
