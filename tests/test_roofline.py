@@ -71,6 +71,26 @@ def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanh
     )
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_kernels_are_bandwidth_bound_on_a2(dtype, costs):
+    """Issue 32: the 16-bit path without tanhx (at most ~20 instructions, casts included) and
+    the tanhx branch both keep up with 1.6 TB/s; no Select, no root window."""
+    a2 = roofline.Roofline.for_chip()
+    assert a2.bound(costs[dtype, False]) == a2.bound(costs[dtype, True]) == "bandwidth"
+    counts = costs[dtype, False].instructions
+    assert costs[dtype, False].instruction_count <= 20 and counts["Cast"] == 3
+    assert "Select" not in counts and counts["Exp"] == counts["Div"] == 1
+
+
+def test_bandwidth_share(a2, costs):
+    for cost in costs.values():
+        assert a2.bandwidth_share(cost) == 1.0  # every configuration is bandwidth-bound
+    slow = dataclasses.replace(costs["float16", False], instructions={"Add": 100})
+    expected = a2.vector_elements_per_second(slow) / a2.memory_elements_per_second(slow)
+    assert a2.bound(slow) == "vector" and a2.bandwidth_share(slow) == pytest.approx(expected)
+    assert a2.bandwidth_share(slow) == pytest.approx(0.20736)  # 48 cores * 1.8 GHz * 64 / 100
+
+
 def test_vector_cycles_per_element(a2):
     cost = roofline.KernelCost(4, False, {"Exp": 2, "Add": 62})
     assert a2.vector_cycles_per_element(cost) == pytest.approx(1.0)

@@ -320,6 +320,15 @@ class Roofline:
         memory = self.memory_elements_per_second(cost)
         return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
 
+    def bandwidth_share(self, cost: KernelCost) -> float:
+        """Share of the bandwidth roof the kernel reaches for large n.
+
+        1 when bandwidth-bound; else the vector units' throughput over what the bandwidth
+        could feed.
+        """
+        vector = self.vector_elements_per_second(cost)
+        return min(1.0, vector / self.memory_elements_per_second(cost))
+
     def ridge_bandwidth(self, cost: KernelCost) -> float:
         """Bytes per second at which memory and vector time are equal.
 

@@ -59,20 +59,33 @@ def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
         buffers += [Buffer("x (float32)", 1, 32), Buffer("result (float32)", 1, 32)]
         if has_tanhx:
             buffers.append(Buffer("tanhx (float32)", 1, 32))
-    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(2 if has_tanhx else 5)]
-    if not has_tanhx:
+    selecting = selects(dtype_size, has_tanhx)
+    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(5 if selecting else 2)]
+    if selecting:
         buffers += [Buffer("x > 0 mask (bits)", 1, 1), Buffer("x <= 0 mask (bits)", 1, 1)]
     return buffers
 
 
-def ub_limit(ub_reported: int, has_tanhx: bool, select_scratch: bool = True) -> int:
+def selects(dtype_size: int, has_tanhx: bool) -> bool:
+    """Whether the kernel runs Select: float32 without tanhx only (its masks and five temps).
+
+    The 16-bit path without tanhx computes one fraction with two temps and no mask
+    (``NarrowDerivative``).
+    """
+    return dtype_size == 4 and not has_tanhx
+
+
+def ub_limit(
+    ub_reported: int, dtype_size: int, has_tanhx: bool, select_scratch: bool = True
+) -> int:
     """UB bytes the kernel's buffers may occupy.
 
-    Where the no-tanhx kernel's Select needs a scratch area (``select_scratch``: Atlas A2), the
-    buffers must end below it, 8 KB below the top of the *physical* UB: the reported one plus
-    :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`, as in the C++ ``kAscend910BUb``.
+    A kernel that runs Select (:func:`selects`) on a platform where Select needs a scratch area
+    (``select_scratch``: Atlas A2) must end its buffers below it, 8 KB below the top of the
+    *physical* UB: the reported one plus :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`,
+    as in the C++ ``kAscend910BUb``.
     """
-    if has_tanhx or not select_scratch:
+    if not selects(dtype_size, has_tanhx) or not select_scratch:
         return ub_reported
     return max(ub_reported + UB_RESERVED_BYTES - SELECT_SCRATCH_BYTES, 0)
 
@@ -82,7 +95,7 @@ def max_tile_length(
 ) -> int:
     """The largest multiple of 256 elements whose buffers fit (0 if none does)."""
     bits = sum(b.copies * b.bits_per_element for b in budget(dtype_size, has_tanhx))
-    elements = ub_limit(ub_reported, has_tanhx, select_scratch) * 8 // bits
+    elements = ub_limit(ub_reported, dtype_size, has_tanhx, select_scratch) * 8 // bits
     return elements // TILE_ALIGN * TILE_ALIGN
 
 
