@@ -38,7 +38,8 @@ help:
 	@echo "make twin       build the CPU twin of the kernel (otherwise built on first use)"
 	@echo "make example    build and run the C++ aclnn example (kernel/mish_grad/examples) against the twin"
 	@echo "make cann-check compile the Ascend-side sources against CANN's headers (CANN_HEADERS=dir or .tar.xz)"
-	@echo "make opsnn-check run ops-nn's own build.sh on kernel/mish_grad (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test)"
+	@echo "make opsnn-check run ops-nn's own build.sh on kernel/mish_grad (OPSNN_CHECK=kit folder; OPSNN_ARGS=--self-test;"
+	@echo "                OPSNN_SOC=the --soc list, default ascend910b,ascend910_93)"
 	@echo "make ut         the operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make notebook-times  time every notebook (first run and warm) and restate the book's run times"
@@ -171,15 +172,18 @@ cann-check: $(STAMP)
 # ops-nn's own build.sh on the operator folder (kernel/mish_grad: check.sh finds it), offline:
 # OPSNN_CHECK is a kit folder (check.sh and kit.tar.xz: a trimmed ops-nn with stand-ins for CANN's closed tools), an input like
 # CANN_HEADERS and never committed. OPSNN_ARGS=--self-test also plants operator faults that must
-# fail. Its README says what it checks and what it cannot.
+# fail. OPSNN_SOC is build.sh's --soc list, the package's SoCs (mishgrad.kernel.opsnn.SOCS): the
+# kit fails if the compiled op definition has no config for one of them. Its README says what it
+# checks and what it cannot.
 OPSNN_CHECK ?=
 OPSNN_ARGS ?=
+OPSNN_SOC ?= ascend910b,ascend910_93
 
 opsnn-check:
 	@if [ ! -f "$(OPSNN_CHECK)/check.sh" ]; then \
 		echo "make opsnn-check needs the kit: OPSNN_CHECK=<folder with check.sh and kit.tar.xz>" >&2; \
 		exit 2; fi
-	bash "$(OPSNN_CHECK)/check.sh" $(OPSNN_ARGS) "$(CURDIR)"
+	OPSNN_SOC="$(OPSNN_SOC)" bash "$(OPSNN_CHECK)/check.sh" $(OPSNN_ARGS) "$(CURDIR)"
 
 # The site: Sphinx + myst-nb over the notebooks' stored outputs (nothing is executed), MathJax
 # copied from a pinned package, so it builds and renders offline. Warnings are errors.

@@ -1,7 +1,8 @@
 """Kernel benchmark: vector instructions per tile, and the twin's throughput.
 
 Prints, for each dtype and branch, the vector instructions of one full tile as the twin's
-trace counts them (Exp and Div separately), how many of them the root window takes
+trace counts them (Exp and Div separately) and the share of the bandwidth roof they allow on
+an Atlas A2 at 1.6 TB/s (``Roofline.bandwidth_share``), how many of them the root window takes
 (counted in its source), the targets for float32 without tanhx (1 Exp, at most 2 Div, and
 few enough instructions to stay bandwidth-bound on an Atlas A2 at the bandwidth of ops-nn's
 migration guide, by the roofline of ``mishgrad.evaluation.roofline``) and ops-nn v1's float32
@@ -36,9 +37,10 @@ def instruction_table() -> bool:
     window = trace.method_instructions(
         source.OPERATOR_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
     )
-    print("Vector instructions per tile (twin trace, core 0, tile 0)")
-    print(f"  {'dtype':9s} {'branch':9s} {'total':>5s} {'Exp':>4s} {'Div':>4s}  by op")
-    met = True
+    a2 = roofline.Roofline.for_chip()
+    print("Vector instructions per tile (twin trace, core 0, tile 0), and the share of the")
+    print(f"bandwidth roof on {a2.chip.name} at {a2.model.hbm_bytes_per_second / 1e12:g} TB/s")
+    print(f"  {'dtype':9s} {'branch':9s} {'total':>5s} {'Exp':>4s} {'Div':>4s} {'roof':>5s}  by op")
     for dtype in DTYPES:
         for has_tanhx in (False, True):
             grad, x, tanhx = inputs(20_000, dtype)
@@ -46,19 +48,20 @@ def instruction_table() -> bool:
             counts = trace.instruction_counts(run.trace)
             branch = "tanhx" if has_tanhx else "no tanhx"
             ops = ", ".join(f"{op} {n}" for op, n in counts.by_op.items())
-            numbers = f"{counts.total:5d} {counts.exp:4d} {counts.div:4d}"
+            cost = roofline.cost_from_counts(counts, x.itemsize, has_tanhx)
+            share = f"{a2.bandwidth_share(cost):5.0%}"
+            numbers = f"{counts.total:5d} {counts.exp:4d} {counts.div:4d} {share}"
             print(f"  {dtype:9s} {branch:9s} {numbers}  {ops}")
             if dtype == "float32" and not has_tanhx:
                 float32 = counts
     print(
-        f"  of the no-tanhx totals, the root window (RootWindow, always on) takes {window}; "
-        f"without it float32 runs {float32.total - window}"
+        f"  of float32's no-tanhx total, the root window (RootWindow) takes {window}; without "
+        f"it float32 runs {float32.total - window} (the 16-bit path, NarrowDerivative, has none)"
     )
     print(
         f"  ops-nn v1, float32 no tanhx: {V1_FLOAT32.total} instructions, "
         f"{V1_FLOAT32.count('Exp')} Exp, {V1_FLOAT32.count('Div')} Div ({V1_FLOAT32.link})"
     )
-    a2 = roofline.Roofline.for_chip()
     cost = roofline.cost_from_counts(float32, 4, False)
     allowed = float32.total + math.floor(a2.instruction_headroom(cost))
     met = (

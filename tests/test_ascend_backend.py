@@ -123,8 +123,48 @@ def test_another_vendor_that_replaces_mish_grad_blocks_the_built_in_comparison(t
     assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == [
         cann / "opp" / "vendors" / "acme_nn"
     ]
-    (cann / "opp" / "vendors" / "acme_nn" / opsnn.KERNEL_CONFIG).write_text('{"Relu": {}}')
+    for soc in opsnn.SOCS:
+        config = cann / "opp" / "vendors" / "acme_nn" / opsnn.KERNEL_CONFIG.format(soc=soc)
+        config.write_text('{"Relu": {}}')
     assert installed.kernel_overrides({"ASCEND_HOME_PATH": str(cann)}) == []
+
+
+def probe_on(cann: Path, soc: str, opp: Path) -> str:
+    """:func:`opsnn.probe_backend` for ``ascend`` on a stand-in CANN whose runtime names ``soc``."""
+    return opsnn.probe_backend(
+        cann, "ascend", MISHGRAD_OPP_PATH=str(opp), MISHGRAD_TWIN_SOC_NAME=soc
+    )
+
+
+def test_the_package_runs_on_atlas_a2_and_a3_which_it_is_built_for(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    private_install(tmp_path / "opp")
+    assert installed.built_for(tmp_path / "opp/vendors" / opsnn.VENDOR_DIR) == sorted(opsnn.SOCS)
+    for soc in ("Ascend910B2", "Ascend910B4-1", "Ascend910_9391", "Ascend910_9362"):
+        assert probe_on(cann, soc, tmp_path / "opp").startswith(
+            f"served by ROOT/opp/vendors/{OPAPI}; "
+        ), soc
+
+
+def test_on_a_soc_the_package_has_no_kernel_for_ascend_stops_and_names_it(tmp_path):
+    cann = stand_in_cann(tmp_path)
+    vendor = tmp_path / "opp/vendors" / opsnn.VENDOR_DIR
+    opsnn.stand_in_package(vendor, twin_build.build(), socs=("ascend910b",))  # an A2-only build
+    assert probe_on(cann, "Ascend910B3", tmp_path / "opp").startswith("served by ")
+    a3 = probe_on(cann, "Ascend910_9391", tmp_path / "opp")
+    assert a3 == (
+        "stops: MISHGRAD_BACKEND=ascend: this NPU is Ascend910_9391, but the package at "
+        f"ROOT/opp/vendors/{opsnn.VENDOR_DIR} has MishGrad kernels for ascend910b only, so CANN "
+        "would run its own kernel with this repository's tiling: rebuild it with "
+        f"`{opsnn.BUILD_COMMAND}` and install it again"
+    )
+    other = probe_on(cann, "Ascend310P3", tmp_path / "opp")
+    assert other.startswith("stops: MISHGRAD_BACKEND=ascend: this NPU is Ascend310P3, ")
+    assert other.endswith("the operator is built for ascend910b, ascend910_93 only")
+    no_driver = probe_on(cann, "", tmp_path / "opp")  # the stand-in's aclrtGetSocName: null
+    assert no_driver.startswith("stops: ROOT/cann/lib64/libascendcl.so: aclrtGetSocName names no")
+    with pytest.raises(ValueError, match="needs the SoC"):
+        installed.activation("ascend", {"MISHGRAD_OPP_PATH": str(tmp_path / "opp")})
 
 
 def test_one_process_runs_one_of_the_two_kernels(tmp_path):
@@ -165,6 +205,12 @@ def test_the_command_line_prints_what_run_sh_reads(tmp_path):
     assert builtin.returncode == 1 and "cannot run CANN's own MishGrad" in builtin.stderr
     usage = subprocess.run([*command, "twin"], env=env, cwd=root, capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
+    on_a3 = {**env, "MISHGRAD_TWIN_SOC_NAME": "Ascend910_9391"}
+    (vendor / opsnn.KERNEL_CONFIG.format(soc="ascend910_93")).unlink()  # an A2-only build
+    refused = subprocess.run(
+        [*command, "ascend"], env=on_a3, cwd=root, capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "this NPU is Ascend910_9391" in refused.stderr
 
 
 @pytest.mark.slow
@@ -267,7 +313,7 @@ def test_the_names_ops_nn_derives_from_the_directory_agree():
     cmake = (KERNEL / "op_host" / "CMakeLists.txt").read_text()
     entry = (KERNEL / "op_kernel" / f"{name}.cpp").read_text()
     assert name == opsnn.OP_NAME
-    assert re.search(r"OP_ADD\((\w+)\)", definition)[1] == opsnn.OP_TYPE == installed.OP_TYPE
+    assert re.search(r"OP_ADD\((\w+)\)", definition)[1] == opsnn.OP_TYPE
     assert re.search(r'"opFile\.value",\s*"(\w+)"', definition)[1] == name
     assert re.search(r"OPTYPE\s+(\w+)", cmake)[1] == name
     assert re.search(r"__aicore__ void (\w+)\(", entry)[1] == name

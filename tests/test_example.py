@@ -125,7 +125,8 @@ def test_run_sh_rejects_a_wrong_ascend_home_path(tmp_path):
 def stand_in_cann(root: Path, vendor: bool, cann_s_own: Path | None = None) -> Path:
     """A directory laid out like CANN whose headers and operator library are the twin's.
 
-    libascendcl and libnnopbase are empty (the twin library exports their functions too).
+    libnnopbase is empty (the twin library exports its functions too); libascendcl is a copy of
+    the twin library, whose ``aclrtGetSocName`` the resolver asks which SoC this is.
     With ``vendor``, the operator comes from this repository's package, installed privately
     into ``root/opp`` (pass ``MISHGRAD_OPP_PATH``); otherwise from CANN's built-in operator
     headers and libopapi_nn.so, a copy of ``cann_s_own`` (a twin whose kernel leaves no stamp).
@@ -145,10 +146,11 @@ def stand_in_cann(root: Path, vendor: bool, cann_s_own: Path | None = None) -> P
             cann / "include" / "aclnnop",
         )
         shutil.copy(cann_s_own or twin_build.build(), cann / "lib64" / "libopapi_nn.so")
-    for name in ("ascendcl", "nnopbase"):
-        target = cann / "lib64" / f"lib{name}.so"
-        empty_library = [compiler, "-shared", "-x", "c++", os.devnull, "-o", str(target)]
-        subprocess.run(empty_library, check=True, capture_output=True)
+    shutil.copy(twin_build.build(), cann / "lib64" / "libascendcl.so")
+    empty_library = [compiler, "-shared", "-x", "c++", os.devnull, "-o"]
+    subprocess.run(
+        [*empty_library, str(cann / "lib64" / "libnnopbase.so")], check=True, capture_output=True
+    )
     return cann
 
 
@@ -215,6 +217,21 @@ def test_run_sh_without_the_package_stops_instead_of_using_cann_s_operator(tmp_p
     assert "--ops=mish_grad --vendor_name=mishgrad" in result.stderr
     assert f"--install-path={tmp_path / 'opp'}" in result.stderr
     assert "MISHGRAD_BACKEND=ascend-builtin" in result.stderr
+
+
+def test_run_sh_stops_on_a_soc_the_package_has_no_kernel_for(tmp_path):
+    cann = stand_in_cann(tmp_path, vendor=True)
+    vendor = tmp_path / "opp" / "vendors" / opsnn.VENDOR_DIR
+    (vendor / opsnn.KERNEL_CONFIG.format(soc="ascend910_93")).unlink()  # an A2-only build
+    result = run(
+        ["bash", str(RUN_SH)],
+        ASCEND_HOME_PATH=str(cann),
+        MISHGRAD_OPP_PATH=str(tmp_path / "opp"),
+        MISHGRAD_TWIN_SOC_NAME="Ascend910_9391",  # the stand-in runtime poses as an Atlas A3
+    )
+    assert result.returncode == 1
+    assert "this NPU is Ascend910_9391" in result.stderr
+    assert "MISHGRAD_BACKEND=ascend cannot run here" in result.stderr
 
 
 def test_run_sh_will_not_call_a_shared_install_cann_s_own_kernel(tmp_path):

@@ -58,7 +58,7 @@ def test_measured_costs_match_the_trace(costs):
 
 @pytest.mark.parametrize(("dtype", "has_tanhx"), CONFIGS)
 def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanhx, costs):
-    """The model's 64 elements per repeat agrees with pipeline.repeats for a full tile."""
+    """The model's 64 elements per repeat agrees with trace_checks.repeats for a full tile."""
     size = np.dtype(twin.as_dtype(dtype)).itemsize
     chip = platforms.platform("910B2")
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported)
@@ -69,6 +69,26 @@ def test_every_instruction_is_one_float32_repeat_per_64_elements(dtype, has_tanh
     assert sum(work.vector_repeats) == costs[dtype, has_tanhx].instruction_count * (
         tile // roofline.ELEMENTS_PER_REPEAT
     )
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_kernels_are_bandwidth_bound_on_a2(dtype, costs):
+    """Issue 32: the 16-bit path without tanhx (at most ~20 instructions, casts included) and
+    the tanhx branch both keep up with 1.6 TB/s; no Select, no root window."""
+    a2 = roofline.Roofline.for_chip()
+    assert a2.bound(costs[dtype, False]) == a2.bound(costs[dtype, True]) == "bandwidth"
+    counts = costs[dtype, False].instructions
+    assert costs[dtype, False].instruction_count <= 20 and counts["Cast"] == 3
+    assert "Select" not in counts and counts["Exp"] == counts["Div"] == 1
+
+
+def test_bandwidth_share(a2, costs):
+    for cost in costs.values():
+        assert a2.bandwidth_share(cost) == 1.0  # every configuration is bandwidth-bound
+    slow = dataclasses.replace(costs["float16", False], instructions={"Add": 100})
+    expected = a2.vector_elements_per_second(slow) / a2.memory_elements_per_second(slow)
+    assert a2.bound(slow) == "vector" and a2.bandwidth_share(slow) == pytest.approx(expected)
+    assert a2.bandwidth_share(slow) == pytest.approx(0.20736)  # 48 cores * 1.8 GHz * 64 / 100
 
 
 def test_vector_cycles_per_element(a2):

@@ -78,11 +78,11 @@ def test_model_equals_cpp_on_edge_and_random_inputs():
 @pytest.mark.parametrize("has_tanhx", [False, True])
 def test_tile_is_the_largest_that_fits(chip, size, has_tanhx):
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
-    limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
+    limit = tiling.ub_limit(chip.ub_reported, size, has_tanhx, chip.select_uses_scratch)
     used = sum(b.bytes_for(tile) for b in tiling.budget(size, has_tanhx))
     bigger = sum(b.bytes_for(tile + tiling.TILE_ALIGN) for b in tiling.budget(size, has_tanhx))
     assert tile % tiling.TILE_ALIGN == 0 and used <= limit < bigger
-    if not has_tanhx:  # below Select's scratch area
+    if tiling.selects(size, has_tanhx):  # below Select's scratch area
         assert used <= chip.select_scratch_begin
 
 
@@ -132,8 +132,8 @@ def test_select_scratch_only_where_the_platform_needs_it():
     # Atlas A2: the no-tanhx buffers end below Select's 8 KB scratch area; Ascend 950's
     # count-based Select has none, so its no-tanhx branch may use all the reported UB.
     a2, a950 = platforms.platform("910B2"), platforms.platform("950")
-    assert tiling.ub_limit(a2.ub_reported, False, a2.select_uses_scratch) == 184 * 1024
-    assert tiling.ub_limit(a950.ub_reported, False, a950.select_uses_scratch) == a950.ub_reported
+    assert tiling.ub_limit(a2.ub_reported, 4, False, a2.select_uses_scratch) == 184 * 1024
+    assert tiling.ub_limit(a950.ub_reported, 4, False, a950.select_uses_scratch) == a950.ub_reported
     assert a950.select_scratch_begin == a950.ub_bytes
     with_scratch = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, True)
     without = twin.native_tiling(10**6, 4, False, a950.ub_reported, 64, False)
@@ -220,15 +220,16 @@ def test_notebook_05s_init_arithmetic_gives_the_plans_slices():
 
 def _notebook_04_bytes_per_element(size: int, has_tanhx: bool) -> float:
     """Notebook 04, section 2: the kernel's buffers per tile element, counted by hand."""
+    selects = size == 4 and not has_tanhx
     queues = (4 if has_tanhx else 3) * 2 * size
     copies = 0 if size == 4 else (3 if has_tanhx else 2) * 4
-    temporaries = (2 if has_tanhx else 5) * 4
-    masks = 0 if has_tanhx else 2 / 8
+    temporaries = (5 if selects else 2) * 4
+    masks = 2 / 8 if selects else 0
     return queues + copies + temporaries + masks
 
 
-def _notebook_04_ub_limit(chip: platforms.Platform, has_tanhx: bool) -> int:
-    if chip.select_uses_scratch and not has_tanhx:
+def _notebook_04_ub_limit(chip: platforms.Platform, size: int, has_tanhx: bool) -> int:
+    if chip.select_uses_scratch and size == 4 and not has_tanhx:
         return chip.ub_bytes - platforms.SELECT_SCRATCH_BYTES
     return chip.ub_reported
 
@@ -244,15 +245,15 @@ def test_notebook_04s_budget_limit_and_tile_are_the_packages():
             per_element = _notebook_04_bytes_per_element(size, has_tanhx)
             assert per_element == bits / 8
             for chip in CHIPS:
-                limit = _notebook_04_ub_limit(chip, has_tanhx)
+                limit = _notebook_04_ub_limit(chip, size, has_tanhx)
                 assert limit == tiling.ub_limit(
-                    chip.ub_reported, has_tanhx, chip.select_uses_scratch
+                    chip.ub_reported, size, has_tanhx, chip.select_uses_scratch
                 )
                 assert _notebook_04_tile_length(limit, per_element) == tiling.max_tile_length(
                     size, has_tanhx, chip.ub_reported, chip.select_uses_scratch
                 )
     a2 = platforms.platform("910B2")  # without tanhx, the limit is where Select's scratch begins
-    assert _notebook_04_ub_limit(a2, False) == a2.select_scratch_begin
+    assert _notebook_04_ub_limit(a2, 4, False) == a2.select_scratch_begin
 
 
 def test_notebook_04s_v1_tile_by_hand_is_the_packages():
@@ -312,7 +313,8 @@ def test_the_reserve_changes_no_tile_length():
         for has_tanhx in (False, True):
             tiles = set()
             for reported in (low, high):
-                limit = reported if has_tanhx else a2.select_scratch_begin
+                selects = tiling.selects(size, has_tanhx)
+                limit = a2.select_scratch_begin if selects else reported
                 bits = sum(b.copies * b.bits_per_element for b in tiling.budget(size, has_tanhx))
                 tiles.add(limit * 8 // bits // tiling.TILE_ALIGN * tiling.TILE_ALIGN)
             assert tiles == {tiling.max_tile_length(size, has_tanhx, a2.ub_reported)}

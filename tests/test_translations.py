@@ -22,7 +22,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from mishgrad.book import i18n, language, notebook_display, report
+from mishgrad.book import i18n, language, notebook_display, report, tiling_viz
 from mishgrad.book import listing as book_listing
 from mishgrad.book.exercises import UNANSWERED, wrong
 from mishgrad.book.translation_files import parse
@@ -350,3 +350,8 @@ def test_scratch_copies_are_kept_apart_by_language(chinese, tmp_path: Path, monk
     language.use(i18n.ENGLISH)
     assert scratch.scratch_kernel("05").path == tmp_path / "05" / "mish_grad"
     shutil.rmtree(tmp_path)
+
+
+def test_the_tiling_legends_name_each_kind_of_core_once(chinese) -> None:
+    labels = [patch.get_label() for patch in tiling_viz.legend_handles(["big", "small", "last"])]
+    assert labels == ["大核", "小核", "最后一个核", "尾块"]  # not 大核核: "{0} core" after "big"

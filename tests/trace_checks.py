@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from mishgrad.kernel import tiling
-from mishgrad.kernel.pipeline import PipelineModel, Span, TileWork, repeats, stage_cycles
+from mishgrad.kernel.pipeline import PipelineModel, Span, TileWork, stage_cycles
 from mishgrad.kernel.tiling import v1_block_bytes
 from mishgrad.kernel.trace import (
     COPY_OPS,
@@ -70,6 +70,16 @@ def covers_exactly(intervals: np.ndarray, total_bytes: int, times: int = 1) -> b
     return bool(starts[0] == 0 and ends[-1] == total_bytes and np.all(starts[1:] == ends[:-1]))
 
 
+def repeats(op: str, count: int, nbytes: int) -> int:
+    """256-byte repeats of one vector instruction.
+
+    The element width is ``nbytes / count`` as traced, except for ``Cast``, whose repeat
+    is set by its float32 side (the trace records the destination's bytes).
+    """
+    width = 4 if op == "Cast" else max(1, nbytes // max(count, 1))
+    return -(-count * width // tiling.REPEAT_BYTES)
+
+
 def tile_work(trace: np.ndarray, core: int = 0) -> list[TileWork]:
     """The work of every tile of one core, from its trace records."""
     events = core_events(trace, core)
@@ -102,7 +112,7 @@ def busy_cycles(spans: Iterable[Span]) -> dict[str, float]:
     """Cycles each engine is busy (MTE2, Vector, MTE3)."""
     busy = dict.fromkeys(ENGINES.values(), 0.0)
     for span in spans:
-        busy[span.engine] += span.end - span.start
+        busy[ENGINES[span.stage]] += span.end - span.start
     return busy
 
 

@@ -5,7 +5,8 @@ signature; :func:`load_backend` decides only *which libraries* provide them:
 
 ``twin``
     The CPU twin library (``kernel/twin``), which exports the same symbols with the same
-    signatures; device memory is host memory.
+    signatures; device memory is host memory. Built from a learner's copy of the kernel, it
+    is loaded only in a worker process (:func:`twin_backend`, :mod:`~mishgrad.aclnn.isolated`).
 ``ascend``
     CANN's ``libascendcl.so`` (runtime) and ``libnnopbase.so`` (tensors), and for
     ``aclnnMishBackward`` this repository's operator: the custom package's
@@ -32,6 +33,7 @@ Read it in this order, one short module at a time:
 - :mod:`~mishgrad.aclnn.status`: the status codes and :class:`AclError`;
 - :mod:`~mishgrad.aclnn.binding`: every C function's signature, bound with ctypes;
 - :mod:`~mishgrad.aclnn.backends`: which libraries provide them;
+- :mod:`~mishgrad.aclnn.isolated`: a learner's copy's library, called in a worker process;
 - :mod:`~mishgrad.aclnn.session`: ACL initialized, a stream, and device tensors;
 - :mod:`~mishgrad.aclnn.call`: phase 1, phase 2, and :func:`mish_backward`, the seven steps in
   one function;

@@ -11,9 +11,11 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel import installed, twin_build
+from mishgrad.kernel import installed, isolation, twin, twin_build, worker
 
-from .binding import SIGNATURES, Backend, bind
+from .binding import Backend, bind
+from .binding import twin_at as _twin_backend_at
+from .isolated import WorkerBackend
 
 
 def twin_library(kernel_dir: Path | None = None) -> Path:
@@ -25,22 +27,23 @@ def twin_library(kernel_dir: Path | None = None) -> Path:
     return twin_build.build(twin_build.kernel_spec(root=kernel_dir))
 
 
-def twin_backend(kernel_dir: Path | None = None) -> Backend:
-    """The twin built from ``kernel_dir`` (:func:`twin_library`), loaded as a backend."""
-    return _twin_backend_at(str(twin_library(kernel_dir)))
+def twin_backend(
+    kernel_dir: Path | None = None,
+    *,
+    isolated: bool | None = None,
+    watchdog: isolation.Watchdog | None = None,
+) -> Backend:
+    """The twin built from ``kernel_dir`` (:func:`twin_library`), loaded as a backend.
 
-
-@cache
-def _twin_backend_at(path: str) -> Backend:
-    library = ctypes.CDLL(path)
-    roles = list(dict.fromkeys(role for role, _, _ in SIGNATURES.values()))  # in ABI order
-    backend = bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
-    # Not part of CANN: the platform the twin's kernel launches plan for.
-    set_platform = library.mishgrad_twin_set_platform
-    set_platform.restype = None
-    set_platform.argtypes = [ctypes.c_uint64] * 3 + [ctypes.c_uint32] * 2
-    backend.functions["mishgrad_twin_set_platform"] = set_platform
-    return backend
+    A learner's copy (any ``kernel_dir`` but the repository's own) is loaded only in a worker
+    process, which ``watchdog`` (default: :class:`~mishgrad.kernel.isolation.Watchdog`) watches
+    (:mod:`~mishgrad.aclnn.isolated`); ``isolated`` decides instead when given, as in
+    :func:`mishgrad.kernel.twin.run_kernel`. Inside a worker, it is loaded there.
+    """
+    path = str(twin_library(kernel_dir))
+    if worker.serving or not twin.runs_isolated(kernel_dir, isolated):
+        return _twin_backend_at(path)
+    return WorkerBackend.of(path, watchdog or isolation.Watchdog())
 
 
 def _cann_root() -> Path:
@@ -94,7 +97,9 @@ def _ascend_backend(builtin: bool) -> Backend:
         )
     root = _cann_root()
     op_path = builtin_opapi(root) if builtin else None  # first: a missing library is named
-    found = installed.activation(kind)
+    # nnopbase reads ASCEND_CUSTOM_OPP_PATH only when it first looks for a kernel, after this
+    soc = None if builtin else installed.soc_name(root / "lib64" / "libascendcl.so")
+    found = installed.activation(kind, soc=soc)
     if found.package is not None:
         op_path = found.package.opapi
     # Before CANN is loaded: which MishGrad kernel nnopbase gives this process, and no other.

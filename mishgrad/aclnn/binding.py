@@ -11,9 +11,10 @@ from __future__ import annotations
 import ctypes
 import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from functools import cache
+from typing import Any, ClassVar, Final
 
 from mishgrad.math.dtypes import TABLE
 
@@ -81,13 +82,20 @@ SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
 
 @dataclass
 class Backend:
-    """The loaded libraries and the bound functions."""
+    """The loaded libraries and the bound functions.
+
+    ``ended`` is None while calls reach the library; a worker's backend
+    (:mod:`~mishgrad.aclnn.isolated`) sets it to why its worker process ended.
+    """
 
     name: str
     libraries: dict[str, str]  # role -> path
-    functions: dict[str, ctypes._CFuncPtr] = field(repr=False)
+    functions: dict[str, Callable[..., Any]] = field(repr=False)
+    ended: str | None = field(default=None, repr=False)
+    #: Whether the library runs in a worker process (:mod:`~mishgrad.aclnn.isolated`).
+    in_worker: ClassVar[bool] = False
 
-    def __getattr__(self, name: str) -> ctypes._CFuncPtr:
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         try:
             return self.functions[name]
         except KeyError:
@@ -102,6 +110,10 @@ class Backend:
     def served_by(self) -> str:
         """The file whose ``aclnnMishBackward`` the binding calls, as the dynamic linker says."""
         return library_of(self.functions["aclnnMishBackward"])
+
+    def for_session(self) -> Backend:
+        """The backend a new :class:`~mishgrad.aclnn.Session` calls: this one."""
+        return self
 
 
 class _DlInfo(ctypes.Structure):
@@ -131,6 +143,27 @@ def bind(name: str, libraries: dict[str, ctypes.CDLL], paths: dict[str, str]) ->
         function.restype, function.argtypes = restype, argtypes
         functions[symbol] = function
     return Backend(name, paths, functions)
+
+
+#: Not part of CANN, the twin's own functions a twin backend binds too: the platform its
+#: launches plan for, and the progress board a worker's watchdog reads (``twin::ProgressSlot``).
+TWIN_EXTRAS: Final = {
+    "mishgrad_twin_set_platform": [c.c_uint64] * 3 + [c.c_uint32] * 2,
+    "mishgrad_twin_set_progress": [_P, c.c_uint32],
+}
+
+
+@cache
+def twin_at(path: str) -> Backend:
+    """The twin library at ``path``, loaded in this process once, as a backend."""
+    library = ctypes.CDLL(path)
+    roles = list(dict.fromkeys(role for role, _, _ in SIGNATURES.values()))  # in ABI order
+    backend = bind("twin", dict.fromkeys(roles, library), dict.fromkeys(roles, path))
+    for name, argtypes in TWIN_EXTRAS.items():
+        function = getattr(library, name)
+        function.restype, function.argtypes = None, argtypes
+        backend.functions[name] = function
+    return backend
 
 
 INT64_RANGE: Final = (-(2**63), 2**63 - 1)

@@ -40,18 +40,22 @@ def _initialize(session: Session) -> None:
     not promise that a finalized process can initialize again), so sessions share it. The
     key is the runtime library's path, not the backend's name: after a kernel edit the twin
     is rebuilt to a new path, and that library has runtime state of its own to initialize.
+    A library in a worker process is initialized by every session (the worker may be a fresh
+    one) and never finalized: it ends with the worker.
     """
     lib = session.lib
     runtime = lib.libraries["runtime"]
-    if runtime in _INITIALIZED:
+    if runtime in _INITIALIZED and not lib.in_worker:
         return
     status = lib.aclInit(None)
     if status == 100002:  # something else in this process initialized ACL already: fine
         lib.aclGetRecentErrMsg()  # read its message, so no later error report carries it
     else:
         session.check(status, "aclInit")
-        atexit.register(lib.aclFinalize)
-    _INITIALIZED.add(runtime)
+        if not lib.in_worker:
+            atexit.register(lib.aclFinalize)
+    if not lib.in_worker:
+        _INITIALIZED.add(runtime)
 
 
 class Session:
@@ -65,6 +69,7 @@ class Session:
     ----------
     backend
         A :class:`Backend`, or a name for :func:`load_backend` (default: ``$MISHGRAD_BACKEND``).
+        A worker's (a learner's copy) is bound afresh to the worker that runs now.
     device
         The device id.
     on
@@ -76,7 +81,9 @@ class Session:
         self, backend: Backend | str | None = None, device: int = 0, on: str | Platform = "910B2"
     ) -> None:
         (self.device,) = checked_ints("device", [device], INT32_RANGE)
-        self.lib = backend if isinstance(backend, Backend) else load_backend(backend)
+        self.lib = (
+            backend if isinstance(backend, Backend) else load_backend(backend)
+        ).for_session()
         self._tensors: list[DeviceTensor] = []
         #: The executors of phase 1 that never ran (:class:`~mishgrad.aclnn.call.Phase1`).
         self.pending: set[Any] = set()
@@ -149,11 +156,7 @@ class Session:
         """
         self.require_open()
         data = np.ascontiguousarray(as_input(data))
-        if data.nbytes:
-            copy = self.lib.aclrtMemcpy(
-                address, data.nbytes, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE
-            )
-            self.check(copy, "aclrtMemcpy")
+        self._copy(address, data.ctypes.data, data.nbytes, MEMCPY_HOST_TO_DEVICE)
 
     def download(self, address: int, out: np.ndarray) -> None:
         """Fill ``out`` from device memory at ``address``, which holds values in native order.
@@ -163,13 +166,13 @@ class Session:
         """
         self.require_open()
         native = np.ascontiguousarray(as_input(out))  # ``out`` itself if native and contiguous
-        if native.nbytes:
-            copy = self.lib.aclrtMemcpy(
-                native.ctypes.data, native.nbytes, address, native.nbytes, MEMCPY_DEVICE_TO_HOST
-            )
-            self.check(copy, "aclrtMemcpy")
+        self._copy(native.ctypes.data, address, native.nbytes, MEMCPY_DEVICE_TO_HOST)
         if native is not out:
             out[...] = native
+
+    def _copy(self, dst: int, src: int, nbytes: int, kind: int) -> None:
+        if nbytes:
+            self.check(self.lib.aclrtMemcpy(dst, nbytes, src, nbytes, kind), "aclrtMemcpy")
 
     def synchronize(self) -> None:
         """Wait for the stream; errors of the work it ran surface here."""
@@ -212,7 +215,7 @@ class Session:
         """
         for phase1 in list(self.pending):  # the session ends whatever the library answers
             phase1.close(check=False)
-        if self.stream is not None:  # its tasks finish before their memory is freed
+        if self.stream is not None and self.lib.ended is None:  # tasks end before their memory
             self.lib.aclrtSynchronizeStream(self.stream)
         for tensor in self._tensors:
             tensor.release()
@@ -268,7 +271,7 @@ class DeviceTensor:
         """
         array = as_input(array)
         if any(s < 0 for s in array.strides) or any(s % array.itemsize for s in array.strides):
-            array = np.ascontiguousarray(array)
+            array = array.copy()  # fresh strides: ascontiguousarray keeps a size-1 axis's
         itemsize = array.itemsize
         strides = tuple(s // itemsize for s in array.strides)
         span = (

@@ -80,7 +80,7 @@ def budget_bars(on: str | Platform = "910B2", *, ax: Axes | None = None) -> Figu
             colour = BUFFER_KIND_COLORS[tiling.buffer_kind(buffer.name)]
             ax.barh(y, width / kib, left=offset / kib, height=0.6, color=colour, ec="white", lw=0.6)
             offset += width
-        limit = tiling.ub_limit(chip.ub_reported, has_tanhx, chip.select_uses_scratch)
+        limit = tiling.ub_limit(chip.ub_reported, size, has_tanhx, chip.select_uses_scratch)
         ax.plot([limit / kib] * 2, [y - 0.4, y + 0.4], color="black", lw=2.0)
         ax.text(2.0, y + 0.42, f"tile {tile} elements: {offset} B used, limit {limit} B", **_NOTE)
     scratch = chip.select_scratch_begin

@@ -11,21 +11,10 @@ vector instructions. Whichever takes longer bounds the kernel:
   element on one vector core. The instruction counts come from the twin's trace
   (:func:`mishgrad.kernel.trace.instruction_counts`), i.e. from the kernel source as it is now.
 
-The cost parameters are those of :class:`mishgrad.kernel.pipeline.PipelineModel` (notebook 06's
-pipeline model), so both models make the same assumptions:
-
-``hbm_bytes_per_second``
-    1.6 TB/s for a representative Atlas A2 in ops-nn's migration guide (:data:`PLATFORM_GUIDE`),
-    a peak figure; :data:`HBM_BANDWIDTH_RANGE` adds an assumed low end. The default is 1.6 TB/s.
-``clock_hz``
-    1.8 GHz, the AI core frequency of the same guide (for the representative configuration;
-    the 910B variants may differ).
-``vector_cycles_per_repeat``
-    One cycle per 256-byte repeat for every instruction; ``Exp`` and ``Div`` may well take
-    more (:class:`Roofline` accepts per-op costs).
-``vector_cores``
-    From :mod:`mishgrad.kernel.platforms`; every core gets an equal share of the bandwidth,
-    also when fewer cores are active (small n), as in notebook 06's model.
+The cost parameters (bandwidth, clock, cycles per repeat, vector cores; every core gets an
+equal share of the bandwidth) are those of notebook 06's pipeline model,
+:class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions;
+:meth:`Roofline.parameters` lists them with their sources (:data:`PLATFORM_GUIDE`).
 
 For one launch of n elements, :meth:`Roofline.predict` plans the tiles with the tiling model
 (:func:`mishgrad.kernel.tiling.plan_for`) and, for the busiest core, adds pipeline fill and drain to
@@ -170,22 +159,9 @@ def measure_cost(
 ) -> KernelCost:
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
-    The kernel is built from the sources as they are now, so an edit to
-    ``kernel/mish_grad/op_kernel/mish_grad.h`` shows up here.
-
-    Parameters
-    ----------
-    dtype
-        float32, float16 or bfloat16.
-    has_tanhx
-        Which branch to count.
-    on
-        The platform whose tile size the launch uses.
-    label
-        A name for the cost (default ``"<dtype>, <branch>"``).
-    kernel_dir
-        Count the kernel of this directory (a scratch copy) instead of ``kernel/``.
-
+    The kernel is built from the sources as they are now (``kernel_dir``: a scratch copy's),
+    with ``on``'s tile size, so an edit to ``op_kernel/mish_grad.h`` shows up here. ``label``
+    defaults to ``"<dtype>, <branch>"``.
     """
     from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
 
@@ -343,6 +319,15 @@ class Roofline:
         """``"bandwidth"`` or ``"vector"`` for large n."""
         memory = self.memory_elements_per_second(cost)
         return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
+
+    def bandwidth_share(self, cost: KernelCost) -> float:
+        """Share of the bandwidth roof the kernel reaches for large n.
+
+        1 when bandwidth-bound; else the vector units' throughput over what the bandwidth
+        could feed.
+        """
+        vector = self.vector_elements_per_second(cost)
+        return min(1.0, vector / self.memory_elements_per_second(cost))
 
     def ridge_bandwidth(self, cost: KernelCost) -> float:
         """Bytes per second at which memory and vector time are equal.

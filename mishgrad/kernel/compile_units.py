@@ -1,27 +1,17 @@
 """Compiling translation units into a cache keyed by their content, shared by every copy.
 
-An edit to one kernel file should recompile only the units that read it, and a new copy of
-``kernel/`` (a learner's scratch copy) should compile nothing it did not change. Each unit's
-object is kept under ``<cache>/objects/<identity>/<content>.o``:
+An edit to one kernel file recompiles only the units that read it, and a new copy of ``kernel/``
+(a learner's scratch copy) compiles nothing it did not change: a unit's object is kept under
+``<cache>/objects/<identity>/<content>.o``. The *identity* hashes the compiler (command and
+version), the flags and the source, every path inside the unit's *base* folder (the kernel
+folder, where the compiler runs) written relative to it; the *content* hashes every file the
+unit read when last compiled (the compiler's own list, ``-MMD``), whatever its modification time.
 
-- the *identity* hashes what names the unit: the compiler (its command and version), the
-  flags and the source, with every path inside the unit's *base* folder (the kernel folder)
-  written relative to it; the compiler runs in that folder, so a copy elsewhere is the same
-  unit;
-- the *content* hashes every file the unit read the last time it was compiled (the
-  compiler's own dependency list, ``-MMD``, parsed as make reads it), by content: a changed
-  header changes it whatever its suffix or its modification time.
-
-Beside each object, its size and SHA-256: an object is linked only if it is the file that was
-written (a truncated or empty one is compiled again). A unit whose files all hash as recorded
-reuses its object; any other is compiled, while a line on stdout counts the units done and the
-seconds spent (``MISHGRAD_BUILD_PROGRESS=0`` silences it, as ``make test`` and ``make
-notebooks`` do, so that stored notebook outputs never depend on what the cache held). Objects
-are published by an atomic rename, so processes share the cache safely.
-
-The compiler is ``$CXX`` (default ``g++``; it may carry arguments, ``ccache g++``), read by
-:func:`compiler_command` for every build of the project: the twin, the C example, the unit
-tests and the exhaustive run.
+Each object is recorded with its size and SHA-256 and published by an atomic rename, so
+processes share the cache safely and only a whole file is linked. A line on stdout counts the
+units compiled (``MISHGRAD_BUILD_PROGRESS=0`` silences it, as ``make test`` and ``make
+notebooks`` do, so that stored outputs never depend on the cache). The compiler is ``$CXX``
+(:func:`compiler_command`), for every build of the project.
 """
 
 from __future__ import annotations
@@ -29,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -100,6 +91,15 @@ def missing_compiler(what: str = "") -> TwinBuildError:
     )
 
 
+def check_written(compiler: Sequence[str], target: Path, what: str) -> None:
+    """Raise unless the compiler, which succeeded on ``what``, wrote ``target``."""
+    if not target.is_file():
+        raise TwinBuildError(
+            f"`{' '.join(compiler)}` succeeded on {what} but wrote no {target.suffix} file: is "
+            "CXX a C++ compiler? Set it to one (or unset it for g++)"
+        )
+
+
 @cache
 def compiler_version(command: tuple[str, ...]) -> str:
     """What ``command --version`` prints: part of every object's and library's name."""
@@ -131,58 +131,32 @@ def file_digest(path: Path) -> str:
 
 
 def content_key(files: Sequence[str], base: Path | None) -> str | None:
-    """The hash of ``files``' names and contents; None if one of them is gone.
-
-    Relative names are read from ``base``.
-    """
+    """A hash of ``files``' names and contents (relative ones in ``base``); None if one is gone."""
     try:
-        return digest(*(part for name in files for part in (name, file_digest(_at(name, base)))))
+        digests = [file_digest((base or Path()) / name) for name in files]  # absolute: as named
     except OSError:
         return None
+    return digest(*(part for pair in zip(files, digests, strict=True) for part in pair))
 
 
-def _at(name: str, base: Path | None) -> Path:
-    path = Path(name)
-    return path if path.is_absolute() or base is None else base / path
+#: A rule's target: everything up to the first unescaped ``:`` followed by a blank.
+_TARGET: Final = re.compile(r"(?:\\.|[^\\:]|:(?!\s))*:(?=\s)", re.DOTALL)
+#: A name: a run of non-blanks and escaped blanks (``\ ``).
+_NAME: Final = re.compile(r"(?:\\[ #]|\S)+")
+#: The escapes within a name: ``\ `` (a blank), ``\#`` (a ``#``) and ``$$`` (a ``$``).
+_ESCAPE: Final = re.compile(r"\\([ #])|\$(\$)")
 
 
 def dependencies(text: str) -> list[str]:
-    r"""The files of a ``-MMD`` dependency list, ``target: dep dep ...``, as make reads it.
+    """The files of a ``-MMD`` dependency list, ``target: dep dep ...``, as make reads it.
 
-    A backslash-newline continues the line; unescaped blanks separate names; ``\ `` is a
-    blank, ``\#`` a ``#`` and ``$$`` a ``$`` within a name.
+    A backslash-newline continues the line; unescaped blanks separate names.
     """
     rule = text.replace("\\\n", " ")
-    names, current, index = [], [], _after_target(rule)
-    while index < len(rule):
-        char, pair = rule[index], rule[index : index + 2]
-        if pair in ("\\ ", "\\#", "$$"):
-            current.append(pair[1])
-            index += 2
-            continue
-        if char.isspace():
-            if current:
-                names.append("".join(current))
-                current = []
-        else:
-            current.append(char)
-        index += 1
-    if current:
-        names.append("".join(current))
-    return sorted(dict.fromkeys(names))
-
-
-def _after_target(rule: str) -> int:
-    """Where the prerequisites start: after the first unescaped ``:`` followed by a blank."""
-    index = 0
-    while index < len(rule):
-        if rule[index] == "\\":
-            index += 2
-            continue
-        if rule[index] == ":" and rule[index + 1 : index + 2].isspace():
-            return index + 1
-        index += 1
-    raise TwinBuildError(f"the compiler's dependency list has no target: {rule[:200]!r}")
+    target = _TARGET.match(rule)
+    if target is None:
+        raise TwinBuildError(f"the compiler's dependency list has no target: {rule[:200]!r}")
+    return sorted({_ESCAPE.sub(r"\1\2", name) for name in _NAME.findall(rule, target.end())})
 
 
 def relative(argument: str, base: Path | None) -> str:
@@ -237,11 +211,7 @@ class Compiled(NamedTuple):
 
 
 class ObjectCache:
-    """The compiled objects under ``root``, for one compiler and one set of shared flags.
-
-    Paths inside ``base`` (the kernel folder, or None) are given to the compiler relative to
-    it, and the compiler runs there: the object of a unit is the same for every copy of it.
-    """
+    """The compiled objects under ``root``, for one compiler, shared flags and ``base`` folder."""
 
     def __init__(
         self, root: Path, compiler: Sequence[str], flags: Sequence[str], base: Path | None
@@ -272,21 +242,17 @@ class ObjectCache:
         source = unit[0]
         folder = self._folder(unit)
         target, depfile = workdir / f"{folder.name}.o", workdir / f"{folder.name}.d"
-        command = [*self.compiler, *self._arguments(unit), "-MMD", "-MF", str(depfile)]
-        result = subprocess.run(
-            [*command, "-o", str(target)], cwd=self.base, capture_output=True, text=True
-        )
+        outputs = ["-MMD", "-MF", str(depfile), "-o", str(target)]
+        command = [*self.compiler, *self._arguments(unit), *outputs]
+        result = subprocess.run(command, cwd=self.base, capture_output=True, text=True)
         if result.returncode != 0:
             raise TwinBuildError(f"compiling {source.name} failed:\n{result.stderr.strip()}")
-        if not target.is_file() or not depfile.is_file():
-            raise TwinBuildError(
-                f"`{' '.join(self.compiler)}` succeeded on {source.name} but wrote no .o file: "
-                "is CXX a C++ compiler? Set it to one (or unset it for g++)"
-            )
+        for written in (target, depfile):
+            check_written(self.compiler, written, source.name)
         files = dependencies(depfile.read_text())
         folder.mkdir(parents=True, exist_ok=True)
         obj = folder / f"{content_key(files, self.base)}.o"
-        _publish_json(obj.with_suffix(".json"), _record(target))
+        publish_record(target, obj.with_suffix(".json"))
         os.replace(target, obj)  # atomic: another builder sees no object or a whole one
         _publish_json(folder / "deps.json", files)
         return Compiled(obj, files)
@@ -311,10 +277,6 @@ class ObjectCache:
         return [entry if entry is not None else next(built) for entry in found]
 
 
-def _record(path: Path) -> dict[str, object]:
-    return {"size": path.stat().st_size, "sha256": file_digest(path)}
-
-
 def _publish_json(path: Path, value: object) -> None:
     """Write ``value`` to ``path`` atomically: readers see the old file or the whole new one."""
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as file:
@@ -336,4 +298,4 @@ def publish_record(path: Path, record: Path, **more: object) -> None:
 
     Written before ``path`` is published: :func:`verified` then accepts that file alone.
     """
-    _publish_json(record, {**_record(path), **more})
+    _publish_json(record, {"size": path.stat().st_size, "sha256": file_digest(path), **more})

@@ -1,39 +1,31 @@
 """Where this repository's operator package is installed on a CANN host, and who gets its kernel.
 
 One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
-``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow call it (the
-last two through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the
-standard library, so it runs before the virtual environment exists).
+``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow (the last two
+through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
+library, so it runs before the virtual environment exists). Why the package is installed into a
+folder of its own (:func:`private_opp`) and activated per process (:func:`activation`): nnopbase
+builds one kernel table per process, and a package in CANN's ``opp/vendors`` would replace
+``MishGrad`` for every program on the host (``kernel/mish_grad/README.md`` tells the story).
 
-**Why a private install.** CANN's nnopbase builds one kernel table per process, keyed by op
-type: the built-in kernel configs, overlaid by every vendor that ``$ASCEND_OPP_PATH/vendors/
-config.ini`` lists in ``load_priority``, overlaid by every folder in ``$ASCEND_CUSTOM_OPP_PATH``
-(opbase aa3cd74, ``src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp``: the custom
-folders L148-172, ``config.ini`` L218-254, their kernel configs L291-351, the merge L353-384).
-A package installed into CANN's ``opp/vendors`` therefore replaces ``MishGrad`` for every
-program on the host: CANN's own ``libopapi_nn.so``, torch_npu, graph mode. So the book
-installs it with ``--install-path`` into a folder of its own (:func:`private_opp`), which no
-``config.ini`` lists, and only a process that asks for it (``MISHGRAD_BACKEND=ascend``) puts
-the package on its own ``ASCEND_CUSTOM_OPP_PATH`` (:func:`activation`), before CANN's
-libraries are loaded. Every other process on the host keeps CANN's kernel.
-
-**The install routes** of ops-nn's package installer (``scripts/custom/install.sh`` at ops-nn
-e5c3fa9, L38-84 and L298-339), each searched for by :func:`find_package`:
+The routes of the package's installer, the ``.run``'s ``install.sh``, which is asc-devkit's
+``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673), in the order
+:func:`find_package` tries them:
 
 ``private``
-    ``--install-path=DIR``: the package goes to ``DIR/vendors/mishgrad_nn``; no ``config.ini``
-    changes. Found at :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (the
-    package's ``bin/set_env.bash`` adds it there).
+    ``--install-path=DIR``: ``DIR/vendors/mishgrad_nn``, no ``config.ini`` changed. Found at
+    :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (its ``bin/set_env.bash``).
 ``custom``
-    No ``--install-path`` but ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
+    No ``--install-path``, ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
     mishgrad_nn``, listed in a ``config.ini`` beside it that nnopbase does not read.
 ``shared``
-    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini`` — active
-    in every process on the host.
+    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini``, so
+    active in every process on the host.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import sys
@@ -47,8 +39,14 @@ from . import opsnn
 #: The folder the book installs the package into (``--install-path``), unless
 #: ``$MISHGRAD_OPP_PATH`` names another: ``build/opp`` of this repository.
 DEFAULT_PRIVATE_OPP: Final = Path(__file__).resolve().parents[2] / "build" / "opp"
-#: The op type nnopbase's kernel table is keyed by.
-OP_TYPE: Final = opsnn.OP_TYPE
+#: The kernel folder nnopbase reads on each Atlas A2 and A3 ``aclrtGetSocName`` names (opbase
+#: aa3cd74, ``op_kernel_lib.cpp`` L101-L130): one of :data:`opsnn.SOCS`.
+SOC_FOLDERS: Final = {
+    **dict.fromkeys(("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4"), "ascend910b"),
+    **dict.fromkeys(("Ascend910B4-1", "Ascend910B2C"), "ascend910b"),
+    **dict.fromkeys(("Ascend910_9391", "Ascend910_9381", "Ascend910_9372"), "ascend910_93"),
+    **dict.fromkeys(("Ascend910_9392", "Ascend910_9382", "Ascend910_9362"), "ascend910_93"),
+}
 
 
 class PackageError(OSError):
@@ -66,11 +64,6 @@ class Package:
     def opapi(self) -> Path:
         """The aclnn library, ``libcust_opapi.so``."""
         return self.vendor / "op_api" / "lib" / "libcust_opapi.so"
-
-    @property
-    def include(self) -> Path:
-        """The folder with ``aclnn_mish_backward.h``."""
-        return self.vendor / "op_api" / "include"
 
 
 def private_opp(env: Mapping[str, str] = os.environ) -> Path:
@@ -133,20 +126,23 @@ def find_package(env: Mapping[str, str] = os.environ) -> Package:
     )
 
 
-def declares_kernel(vendor: Path) -> bool:
-    """Whether ``vendor``'s kernel configs (any SoC) have an entry for MishGrad.
+def built_for(vendor: Path) -> list[str]:
+    """The SoC folders of ``vendor`` whose kernel configs have an entry for MishGrad.
 
-    nnopbase merges every ``*.json`` of ``op_impl/ai_core/tbe/config/<soc>/`` into its table by
-    op type (op_kernel_lib.cpp L291-351, L353-384), so such an entry replaces CANN's kernel.
+    nnopbase merges every ``*.json`` of ``op_impl/ai_core/tbe/config/<soc>/`` of the SoC it
+    runs on into its table by op type (op_kernel_lib.cpp L291-351, L353-384), so such an
+    entry replaces CANN's kernel on that SoC; on another, the tiling, registered by op type
+    alone, is still this operator's.
     """
+    socs = []
     for config in sorted((vendor / "op_impl" / "ai_core" / "tbe" / "config").glob("*/*.json")):
         try:
             entries = json.loads(config.read_text())
         except (OSError, ValueError):
             continue  # nnopbase would fail on it too; it replaces nothing here
-        if isinstance(entries, dict) and OP_TYPE in entries:
-            return True
-    return False
+        if isinstance(entries, dict) and opsnn.OP_TYPE in entries:
+            socs.append(config.parent.name)
+    return list(dict.fromkeys(socs))
 
 
 def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
@@ -168,7 +164,7 @@ def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
 def kernel_overrides(env: Mapping[str, str] = os.environ) -> list[Path]:
     """The folders whose MishGrad kernel a process with ``env`` gets instead of CANN's own."""
     folders = [*custom_paths(env), *listed_vendors(env)]
-    return [folder for folder in dict.fromkeys(folders) if declares_kernel(folder)]
+    return [folder for folder in dict.fromkeys(folders) if built_for(folder)]
 
 
 def _without_package(env: Mapping[str, str]) -> list[str]:
@@ -183,23 +179,65 @@ class Activation:
     custom_opp_path: str  # the process's ASCEND_CUSTOM_OPP_PATH; empty: unset it
 
 
-def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
-    """The package and ``ASCEND_CUSTOM_OPP_PATH`` that give a process the kernel ``kind`` names.
-
-    ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
-    kernel in this process only. ``ascend-builtin``: the package taken off that path.
+def soc_name(runtime: Path) -> str:
+    """The SoC CANN's runtime library ``runtime`` names: ``aclrtGetSocName``, before ``aclInit``.
 
     Raises
     ------
     PackageError
-        ``ascend`` without the package (:func:`find_package`); ``ascend-builtin`` when a folder
-        nnopbase reads for every process still replaces CANN's MishGrad (a shared install).
+        If the library cannot be loaded or names no SoC (no NPU driver).
+
+    """
+    try:
+        function = ctypes.CDLL(str(runtime), mode=ctypes.RTLD_GLOBAL).aclrtGetSocName
+    except (OSError, AttributeError) as error:
+        raise PackageError(f"cannot ask CANN's runtime which SoC this is: {error}") from error
+    function.restype, function.argtypes = ctypes.c_char_p, []
+    name = function()
+    if not name:
+        raise PackageError(f"{runtime}: aclrtGetSocName names no SoC (no NPU driver?)")
+    return name.decode()
+
+
+def _require_soc(package: Package, soc: str) -> None:
+    socs = built_for(package.vendor)
+    if SOC_FOLDERS.get(soc) not in socs:
+        raise PackageError(
+            f"MISHGRAD_BACKEND=ascend: this NPU is {soc}, but the package at {package.vendor} "
+            f"has MishGrad kernels for {', '.join(socs) or 'no SoC'} only, so CANN would run "
+            "its own kernel with this repository's tiling: "
+            + (
+                f"rebuild it with `{opsnn.BUILD_COMMAND}` and install it again"
+                if soc in SOC_FOLDERS
+                else f"the operator is built for {', '.join(opsnn.SOCS)} only"
+            )
+        )
+
+
+def activation(
+    kind: str, env: Mapping[str, str] = os.environ, *, soc: str | None = None
+) -> Activation:
+    """The package and ``ASCEND_CUSTOM_OPP_PATH`` that give a process the kernel ``kind`` names.
+
+    ``ascend``: the package's folder first on ``ASCEND_CUSTOM_OPP_PATH``, so nnopbase prefers its
+    kernel in this process only, on ``soc`` (:func:`soc_name`). ``ascend-builtin``: the package
+    taken off that path.
+
+    Raises
+    ------
+    PackageError
+        ``ascend`` without the package (:func:`find_package`) or on a SoC it has no kernel for;
+        ``ascend-builtin`` when a folder nnopbase reads for every process still replaces
+        CANN's MishGrad (a shared install).
     ValueError
-        For another ``kind``.
+        For another ``kind``, or ``ascend`` without ``soc``.
 
     """
     if kind == "ascend":
+        if soc is None:
+            raise ValueError("activation('ascend') needs the SoC it runs on (soc_name)")
         package = find_package(env)
+        _require_soc(package, soc)
         paths = [str(package.vendor), *_without_package(env)]
         return Activation(package, ":".join(dict.fromkeys(paths)))
     if kind != "ascend-builtin":
@@ -220,15 +258,16 @@ def activation(kind: str, env: Mapping[str, str] = os.environ) -> Activation:
 def main(argv: list[str]) -> int:
     """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
 
-    For ``kernel/mish_grad/examples/run.sh`` and the workflow: ``vendor`` and ``route`` of the
-    package (``ascend`` only) and ``ascend_custom_opp_path``, the value to run the program with.
-    On an error, its message on stderr and exit status 1.
+    ``vendor`` and ``route`` of the package (``ascend`` only, on the SoC of
+    ``$ASCEND_HOME_PATH``'s runtime) and ``ascend_custom_opp_path``, the value to run the program
+    with; on an error, its message on stderr and exit status 1.
     """
     if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
         print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)
         return 2
+    runtime = Path(os.environ.get("ASCEND_HOME_PATH", "")) / "lib64" / "libascendcl.so"
     try:
-        found = activation(argv[1])
+        found = activation(argv[1], soc=soc_name(runtime) if argv[1] == "ascend" else None)
     except PackageError as error:
         print(error, file=sys.stderr)
         return 1

@@ -16,8 +16,8 @@ writes. The parent waits in short steps, and:
   advances). A launch whose cores keep calling is never stopped for its running time: after
   :attr:`Watchdog.tell` seconds the parent says once that it is still running, with each
   core's calls so far, and that Interrupt stops it;
-- a request without a progress board (a tiling, or :func:`call`) is stopped after
-  :attr:`Watchdog.limit` seconds;
+- a request without a progress board (a tiling, or a :func:`call` given none) is stopped
+  after :attr:`Watchdog.limit` seconds;
 - ``KeyboardInterrupt`` (JupyterLab's Interrupt) stops the worker at once and is raised
   again: the notebook's next cell runs as usual;
 - a write through a raw pointer (``GetPhyAddr``), which the twin's checks of AscendC calls do
@@ -372,16 +372,24 @@ def _check_strays(
         )
 
 
-def call(function: Callable[..., Any], *arguments: Any, watchdog: Watchdog = Watchdog()) -> Any:
+def call(
+    function: Callable[..., Any],
+    *arguments: Any,
+    watchdog: Watchdog = Watchdog(),
+    board: Board | None = None,
+) -> Any:
     """``function(*arguments)`` in the worker: for code that loads a learner's library itself.
 
     ``function`` must be a module's top-level function, and its arguments and result
     picklable. An exception it raises is raised here; a crash, or no result within
-    ``watchdog``'s limit, becomes :class:`KernelError`.
+    ``watchdog``'s limit, becomes :class:`KernelError`. With the progress ``board`` of a launch
+    the function makes, the watchdog watches it as a launch's instead (no time limit; the
+    calls a core may make are :attr:`Watchdog.calls`, unbounded if None).
     """
     task = (function.__qualname__, arguments)
     limit = watchdog.limit_for(0)
-    returned, value = _call("call", function.__module__, task, None, watchdog, limit)
+    budget = sys.maxsize if watchdog.calls is None else watchdog.calls
+    returned, value = _call("call", function.__module__, task, board, watchdog, limit, budget)
     if not returned:
         raise value
     return value

@@ -1,18 +1,11 @@
 """The language of what the kernel and aclnn layers say to a learner: a hook the book sets.
 
 A Chinese notebook runs the English code, so the messages a learner debugs with (a
-:class:`~mishgrad.kernel.isolation.KernelError`, a
-:class:`~mishgrad.kernel.compile_units.TwinBuildError`, a refused plan or reset, the build's
-progress line, the which-kernel report, a listing's title) must be translated where they are
-made. These layers may not import the book's translations (:mod:`mishgrad.book.i18n`), so the
-book hands its translator down: :func:`mishgrad.book.language.use` sets it here, and every such
-message passes through :func:`translate`, which leaves the text as written until then.
-
-A message is translated as it is composed, its parts first (a core's last call, a stray write),
-so that a field of a sentence is already in the notebook's language when the sentence is
-translated. What the C++ twin or the compiler wrote (an AscendC call's name, the twin's own
-error, a compiler's output) matches no template and stays as written: the same text reaches
-the C example and CI logs.
+:class:`~mishgrad.kernel.isolation.KernelError`, a refused plan, the build's progress line, ...)
+are translated where they are made, as they are composed, their parts first. These layers may
+not import the book (:mod:`mishgrad.book.i18n`), so :func:`mishgrad.book.language.use` hands its
+translator down (:func:`set_translator`). What the C++ twin or the compiler wrote matches no
+template and stays as written, as in the C example and CI logs.
 """
 
 from __future__ import annotations
@@ -31,8 +24,8 @@ def set_translator(translator: Callable[[str], str] | None) -> None:
 def translate(text: str) -> str:
     """``text`` in the notebook's language: the book's translator, if one is set.
 
-    The text is a template's English (``output_strings`` finds the first argument of every
-    call to a function of this name), so ``translations/zh-CN`` must hold an entry for it.
+    ``output_strings`` finds the first argument of every call of this name, so
+    ``translations/zh-CN`` must hold an entry for it.
     """
     return _translator(text) if _translator else text
 
@@ -40,11 +33,10 @@ def translate(text: str) -> str:
 class Ambiguous(str):
     """A word shown in English as written, but translated as what it means here.
 
-    The translations hold one entry per English string, and a few words mean different things
-    in different tables: ``"op"`` heads the column of AscendC calls in a trace (调用) and names
-    the operator's library in notebook 08 (算子). Such a word carries its ``meaning``, an
-    English phrase with an entry of its own (``output_strings`` finds it by its keyword), and
-    :func:`mishgrad.book.i18n.translate` looks that up instead of the word.
+    The translations hold one entry per English string, and ``"op"`` heads the column of
+    AscendC calls in a trace (调用) but names the operator's library in notebook 08 (算子). Such
+    a word carries its ``meaning``, an English phrase with an entry of its own (``output_strings``
+    finds it by its keyword), which :func:`mishgrad.book.i18n.translate` looks up instead.
     """
 
     meaning: str

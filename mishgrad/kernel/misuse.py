@@ -1,14 +1,10 @@
 """Kernels that break one rule each, run live on the twin, beside what an NPU shows for them.
 
-``tests/twin/misuse_kernels.cpp`` holds small AscendC programs, each making one classic
-mistake (a misaligned UB offset, a partial 32-byte block, a read past a tensor, queue misuse,
-...). :func:`run` builds them against the twin and returns the twin's message for one of them;
-:data:`MISUSES` says, for each, what the mistake is and what an Ascend NPU shows for it, with
-the public source of that statement. Notebook 07 puts the two side by side; the tests hold
-the twin to its messages.
-
-"Twin-only" marks a check that the twin makes and the NPU does not: there the NPU runs on,
-and what it computes is undefined (stale or overwritten data), or it fails later, elsewhere.
+``tests/twin/misuse_kernels.cpp`` holds small AscendC programs, each making one classic mistake
+(a misaligned UB offset, a read past a tensor, queue misuse, ...). :func:`run` returns the
+twin's message for one; :data:`MISUSES` says what each mistake is and what an Ascend NPU shows
+for it, with the public source. "Twin-only" marks a check the NPU does not make: it runs on, and
+what it computes is undefined (stale or overwritten data), or it fails later, elsewhere.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ class Misuse:
     mistake: str
     npu: str  # what the NPU shows: a status code and log line, or silent damage
     source: str  # the public page or lines that say so
-    twin_only: bool  # True: the NPU does not stop at this call
+    twin_only: bool = True  # False: the NPU stops at this call too
 
     @property
     def source_link(self) -> str:
@@ -60,7 +56,6 @@ MISUSES: Final = (
         "nothing at run time: TPipe::InitBuffer checks the size only when compiled for CANN's "
         "CPU debug mode; on the NPU the buffers lie past the UB's end",
         permalink(ASC_DEVKIT, "impl/basic_api/kernel_tpipe_impl.h", (295, 298)),
-        True,
     ),
     Misuse(
         "misaligned_ub",
@@ -70,7 +65,7 @@ MISUSES: Final = (
         "'Aicore kernel execute failed'; aclrtSynchronizeStream returns an exception code "
         "(ACL_ERROR_RT_VECTOR_CORE_EXCEPTION, 507035)",
         AIVEC_ERROR,
-        False,
+        twin_only=False,
     ),
     Misuse(
         "partial_block_datacopy",
@@ -79,7 +74,6 @@ MISUSES: Final = (
         permalink(
             ASC_DEVKIT, _API + "Memory矢量计算/数据搬运/DataCopy（GM与UB连续数据搬运）.md", 79
         ),
-        True,
     ),
     Misuse(
         "ub_buffer_overrun",
@@ -87,7 +81,6 @@ MISUSES: Final = (
         "nothing at the call: the next buffer is overwritten (silent corruption); "
         "msSanitizer's memory check finds it",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "gm_read_past_end",
@@ -95,21 +88,18 @@ MISUSES: Final = (
         "nothing on a plain run (the bytes after the tensor are read); msSanitizer reports "
         "'illegal read of size …'; outside mapped memory, a vector core exception",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "gm_buffer_outside_tensor",
         "SetGlobalBuffer over memory the host did not pass",
         "nothing: SetGlobalBuffer only records an address; later accesses behave as above",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "queue_alloc_full",
         "AllocTensor with every buffer of the queue in use",
         "no documented message: 'allocating resources may fail' (AllocTensor/FreeTensor)",
         permalink(ASC_DEVKIT, _API + "资源管理/TQue/TQue简介.md", 96),
-        True,
     ),
     Misuse(
         "queue_deque_empty",
@@ -118,14 +108,12 @@ MISUSES: Final = (
         "EnQue set (a hang) or proceeds on stale data; msSanitizer's synchronisation check "
         "looks for unpaired synchronisation",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "queue_enque_beyond_depth",
         "two EnQue without a DeQue on a queue of depth 1",
         "no documented message: the depth must be the number of consecutive EnQue",
         permalink(ASC_DEVKIT, _API + "资源管理/TQue/TQue简介.md", 29),
-        True,
     ),
     Misuse(
         "free_twice",
@@ -133,7 +121,6 @@ MISUSES: Final = (
         "no documented error; our reading: the buffer's synchronisation events get out of "
         "step, then stale data or a hang; msSanitizer's race and synchronisation checks",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "use_after_free",
@@ -141,21 +128,18 @@ MISUSES: Final = (
         "nothing at the call; our reading: the bytes belong to whichever tile reuses the "
         "buffer (stale data, silently); msSanitizer's race check",
         MSSANITIZER,
-        True,
     ),
     Misuse(
         "select_scratch_overlap",
         "buffers reaching into the 8 KB Select uses as scratch (Atlas A2)",
         "nothing: Select overwrites the buffers there (silent corruption)",
         permalink(ASC_DEVKIT, _API + "Memory矢量计算/比较与选择/Select.md", (231, 236)),
-        True,
     ),
     Misuse(
         "dump_past_tensor",
         "DumpTensor of more elements than the tensor holds",
         "nothing: the bytes after the tensor are printed as if they were its elements",
         permalink(ASC_DEVKIT, _API + "调试接口/上板打印/DumpTensor.md", 95),
-        True,
     ),
 )
 
@@ -170,12 +154,7 @@ def library() -> ctypes.CDLL:
 
 
 def run(case: str) -> tuple[int, str]:
-    """Run one program on one virtual core of an Atlas A2 twin.
-
-    Returns
-    -------
-    tuple
-        (0, "") if it ran clean; (1, the twin's message) if the twin stopped it.
+    """Run one program on an Atlas A2 twin's core: (0, "") if clean, (1, the twin's message) if not.
 
     Raises
     ------

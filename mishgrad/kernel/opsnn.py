@@ -1,11 +1,10 @@
 """How CANN's ops-nn builds an operator directory: names, paths and per-target include dirs.
 
-``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes in an
-ops-nn checkout, what the custom package it builds is called, and which directories of the
-operator ops-nn puts on each compiler's include path. The twin's build
-(:mod:`mishgrad.kernel.twin_build`, :mod:`mishgrad.aclnn.example`) and ``make cann-check``
-(``tools/cann_check/check.py``) take the operator's include directories from here, so a
-source that compiles here compiles in ops-nn too.
+``kernel/mish_grad`` is a drop-in ops-nn operator directory. These constants say where it goes
+in an ops-nn checkout, what its custom package is called, and which of its directories ops-nn
+puts on each compiler's include path: the twin's build and ``make cann-check``
+(``tools/cann_check/check.py``) take them from here, so a source that compiles here compiles in
+ops-nn too.
 
 Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
 
@@ -40,9 +39,14 @@ OPS_NN_OP_DIR: Final = f"experimental/activation/{OP_NAME}"
 VENDOR: Final = "mishgrad"
 VENDOR_DIR: Final = f"{VENDOR}_nn"
 
+#: The SoCs the package is built for (``--soc``, comma-separated: ops-nn ``build.sh`` L163),
+#: Atlas A2 and A3, each with an ``AddConfig`` in ``op_host/mish_grad_def.cpp``: on a SoC it has
+#: no kernel for, CANN would run its own kernel with this operator's tiling.
+SOCS: Final = ("ascend910b", "ascend910_93")
 #: The ops-nn build command for this operator and the install of the package it writes.
 BUILD_COMMAND: Final = (
-    f"bash build.sh --pkg --experimental --soc=ascend910b --ops={OP_NAME} --vendor_name={VENDOR}"
+    f"bash build.sh --pkg --experimental --soc={','.join(SOCS)} --ops={OP_NAME} "
+    f"--vendor_name={VENDOR}"
 )
 INSTALL_COMMAND: Final = "bash build_out/cann-ops-nn-*.run"
 
@@ -86,15 +90,16 @@ def resolve_include(source: Path, name: str, target: str, op_dir: Path) -> Path 
 
 
 #: A kernel config as nnopbase reads it (``binary_info_config.json``, opbase aa3cd74
-#: ``src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp`` L41), keyed by op type.
-KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/ascend910b/binary_info_config.json"
+#: ``src/nnopbase/composite_op/aclnn_engine/kernel_mgr.cpp`` L41), keyed by op type; one
+#: folder per SoC (``{soc}``).
+KERNEL_CONFIG: Final = "op_impl/ai_core/tbe/config/{soc}/binary_info_config.json"
 
 
-def stand_in_package(vendor: Path, library: Path) -> Path:
-    """The package as ops-nn's installer leaves it in ``vendor`` (``.../vendors/mishgrad_nn``).
+def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) -> Path:
+    """The package as its installer leaves it in ``vendor``, its library a copy of ``library``.
 
-    Its aclnn library is a copy of ``library``, its header the operator's, and its kernel config
-    has an entry for MishGrad, which is what makes nnopbase prefer its kernel.
+    Its kernel config's entry for MishGrad, one per SoC of ``socs``, is what makes nnopbase
+    prefer its kernel on that SoC.
     """
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
@@ -102,35 +107,26 @@ def stand_in_package(vendor: Path, library: Path) -> Path:
     header = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
     header = header / "aclnn_mish_backward.h"
     shutil.copy(header, vendor / "op_api" / "include")
-    (vendor / KERNEL_CONFIG).parent.mkdir(parents=True, exist_ok=True)
-    (vendor / KERNEL_CONFIG).write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))
+    for soc in socs:
+        config = vendor / KERNEL_CONFIG.format(soc=soc)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({OP_TYPE: {"opFile": {"value": OP_NAME}}}))
     return vendor
 
 
-def stand_in_install(
-    root: Path, library: Path, *, package: bool, builtin: bool, builtin_library: Path | None = None
-) -> Path:
+def stand_in_install(root: Path, library: Path, *, package: bool, builtin: bool) -> Path:
     """A folder laid out like an installed CANN whose libraries are copies of ``library``.
 
-    ``library`` must export the whole ABI (the twin's does). There is one file per role —
-    ``lib64/libascendcl.so``, ``lib64/libnnopbase.so``, with ``builtin`` CANN's
-    ``libopapi_nn.so`` (a copy of ``builtin_library`` if given: a twin whose kernel leaves no
-    stamp stands for CANN's kernel) — so the dynamic linker's answer to "which file serves
-    aclnnMishBackward" names exactly one. With ``package``, this repository's package is
-    installed as ops-nn's installer does without ``--install-path``: into CANN's
-    ``opp/vendors``, listed in its ``config.ini`` (the shared install). Used to test, without an
-    NPU, how the helper chooses the operator's library and kernel.
+    ``library`` must export the whole ABI, as the twin's does. One file per role, so that the
+    answer to "which file serves aclnnMishBackward" names one: ``lib64/libascendcl.so``,
+    ``lib64/libnnopbase.so`` and, with ``builtin``, CANN's ``libopapi_nn.so``. With ``package``,
+    the package is installed the shared way, into CANN's ``opp/vendors`` and its ``config.ini``.
+    For tests of the backend's choice, off an NPU.
     """
     cann = root / "cann"
-    copies = {
-        cann / "lib64" / "libascendcl.so": library,
-        cann / "lib64" / "libnnopbase.so": library,
-    }
-    if builtin:
-        copies[cann / "lib64" / "libopapi_nn.so"] = builtin_library or library
-    for target, origin in copies.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(origin, target)
+    (cann / "lib64").mkdir(parents=True, exist_ok=True)
+    for name in ("libascendcl.so", "libnnopbase.so", *(("libopapi_nn.so",) if builtin else ())):
+        shutil.copy(library, cann / "lib64" / name)
     if package:
         stand_in_package(cann / "opp" / "vendors" / VENDOR_DIR, library)
         (cann / "opp" / "vendors" / "config.ini").write_text(f"load_priority={VENDOR_DIR}\n")
@@ -146,13 +142,12 @@ _INSTALL_VARIABLES: Final = frozenset(
 def probe_backend(cann: Path, kind: str, **variables: str) -> str:
     """Which file serves ``aclnnMishBackward`` for ``MISHGRAD_BACKEND=kind`` under ``cann``.
 
-    Runs in a fresh Python process, as a program starting on that host would: the backend's
-    libraries are loaded with global scope (CANN's operator libraries resolve runtime symbols
-    through them), and in this process they would then stand in for the same symbols of every
-    library loaded later, the twin's included. The variables that say where packages are
-    installed are those in ``variables`` only (``MISHGRAD_OPP_PATH`` defaults to an empty
-    folder beside ``cann``). Returns ``served by ROOT/<path>`` (``ROOT``: ``cann``'s parent) and the
-    ``ASCEND_CUSTOM_OPP_PATH`` the process ran with, or ``stops: <the error's first line>``.
+    Runs in a fresh Python process, as a program starting on that host would (here, the backend's
+    libraries, loaded with global scope, would stand in for the symbols of every library loaded
+    later). Of the variables that say where packages are, only ``variables`` are set
+    (``MISHGRAD_OPP_PATH`` defaults to an empty folder). Returns ``served by ROOT/<path>; ...``
+    (``ROOT``: ``cann``'s parent) with the process's ``ASCEND_CUSTOM_OPP_PATH``, or ``stops: <the
+    error>``.
     """
     script = (
         "import os, sys; from mishgrad import aclnn; "
@@ -160,17 +155,10 @@ def probe_backend(cann: Path, kind: str, **variables: str) -> str:
         "print(os.environ.get('ASCEND_CUSTOM_OPP_PATH', ''))"
     )
     environment = {k: v for k, v in os.environ.items() if k not in _INSTALL_VARIABLES}
-    environment.update(
-        ASCEND_HOME_PATH=str(cann), MISHGRAD_OPP_PATH=str(cann.parent / "no-private-opp")
-    )
-    environment.update(variables)
-    result = subprocess.run(
-        [sys.executable, "-c", script, kind],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    empty = str(cann.parent / "no-private-opp")
+    environment |= {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": empty, **variables}
+    command = [sys.executable, "-c", script, kind]
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     root = cann.parent.resolve()
     if result.returncode == 0:
         served, custom = [*result.stdout.splitlines(), ""][:2]

@@ -1,10 +1,10 @@
-"""A model of the double-buffered CopyIn / Compute / CopyOut pipeline, derived from the trace.
+"""A model of the double-buffered CopyIn / Compute / CopyOut pipeline.
 
 The twin runs every call one after another; on the NPU, copy-in (MTE2), vector (V) and
 copy-out (MTE3) instructions go to separate queues that run in parallel, synchronized by the
-queues' EnQue/DeQue/Alloc/Free. Given what each tile asks of each engine (:class:`TileWork`,
-read from the trace), :func:`schedule` derives a timeline with the cost parameters of
-:class:`PipelineModel`. It is a model, not a measurement.
+queues' EnQue/DeQue/Alloc/Free. Given what each tile asks of each engine (:class:`TileWork`),
+:func:`schedule` derives a timeline with the cost parameters of :class:`PipelineModel`. It is a
+model, not a measurement.
 """
 
 from __future__ import annotations
@@ -12,34 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from . import tiling
-from .trace import (
-    ENGINES,
-    STAGES,
-)
+from .trace import STAGES
 
 
 @dataclass(frozen=True)
 class PipelineModel:
     """Cost parameters of the pipeline model (assumptions, not measurements).
 
-    Attributes
-    ----------
-    hbm_bytes_per_second
-        Global-memory bandwidth of the chip: 1.6 TB/s, the memory bandwidth of a
-        representative Atlas A2 in ops-nn's cross-platform migration guide (lines 56-60 of
-        ``mishgrad.evaluation.roofline.PLATFORM_GUIDE``), a peak figure; 1.2 TB/s is an assumed
-        low end (``mishgrad.evaluation.roofline.HBM_BANDWIDTH_RANGE``).
-    vector_cores
-        Cores sharing that bandwidth when all of them stream.
-    clock_hz
-        Core clock, to turn bandwidth into bytes per cycle: 1.8 GHz, the AI core frequency of
-        the same guide (lines 36-37).
-    vector_cycles_per_repeat
-        Cycles one vector instruction spends per 256-byte repeat.
-    copy_latency_cycles, vector_latency_cycles
-        Fixed start-up cycles per copy and per vector instruction.
-
+    The global-memory bandwidth (a peak figure; 1.2 TB/s is an assumed low end) and the core
+    clock are those of a representative Atlas A2 in ops-nn's migration guide
+    (``mishgrad.evaluation.roofline.PLATFORM_GUIDE``), the bandwidth shared equally by
+    ``vector_cores`` cores streaming at once. A vector instruction costs
+    ``vector_cycles_per_repeat`` cycles per 256-byte repeat; each copy and each vector
+    instruction also costs a fixed start-up (``copy_latency_cycles``, ``vector_latency_cycles``).
     """
 
     hbm_bytes_per_second: float = 1.6e12
@@ -54,23 +39,9 @@ class PipelineModel:
         """One core's share of the bandwidth, in bytes per cycle."""
         return self.hbm_bytes_per_second / self.vector_cores / self.clock_hz
 
-    def copy_cycles(self, nbytes: float) -> float:
-        """Cycles of one copy of ``nbytes``."""
-        return self.copy_latency_cycles + nbytes / self.copy_bytes_per_cycle
-
     def vector_cycles(self, repeats: float) -> float:
         """Cycles of one vector instruction of ``repeats`` 256-byte repeats."""
         return self.vector_latency_cycles + repeats * self.vector_cycles_per_repeat
-
-
-def repeats(op: str, count: int, nbytes: int) -> int:
-    """256-byte repeats of one vector instruction.
-
-    The element width is ``nbytes / count`` as traced, except for ``Cast``, whose repeat
-    is set by its float32 side (the trace records the destination's bytes).
-    """
-    width = 4 if op == "Cast" else max(1, nbytes // max(count, 1))
-    return -(-count * width // tiling.REPEAT_BYTES)
 
 
 @dataclass(frozen=True)
@@ -93,11 +64,6 @@ class Span:
     tile: int
     start: float
     end: float
-
-    @property
-    def engine(self) -> str:
-        """The engine that runs the stage (MTE2, Vector or MTE3)."""
-        return ENGINES[self.stage]
 
 
 def stage_cycles(work: TileWork, model: PipelineModel) -> dict[str, float]:
@@ -122,9 +88,8 @@ def schedule(work: Sequence[TileWork], model: PipelineModel, buffers: int = 2) -
       output buffer;
     - CopyOut(i) waits for Compute(i) and CopyOut(i-1).
 
-    The queues' *depth* (how many EnQue may precede a DeQue) adds no constraint: in the
-    kernel's program order every EnQue of a tile is followed by that tile's DeQue before
-    the next tile's EnQue, so depth 1 is always enough.
+    The queues' *depth* adds no constraint: every EnQue of a tile is followed by its DeQue
+    before the next tile's EnQue, so depth 1 is always enough (notebook 06).
     """
     if buffers < 1:
         raise ValueError("buffers must be at least 1")

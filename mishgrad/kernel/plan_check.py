@@ -1,18 +1,15 @@
 """A tiling plan a caller passes to ``run_kernel``, checked against the arrays it is to run on.
 
-Notebook 07 launches the kernel with plans of its own choosing, some broken on purpose
-(:func:`mishgrad.kernel.twin.run_kernel`'s ``plan``). The twin's checks of AscendC calls stop
-most broken plans with a message that names the call, but they trust a few fields: the twin
-bounds-checks accesses against tensors of ``totalLength`` elements and starts ``blockDim``
-threads, and no check sees a write that never happens. :func:`check_plan` refuses the plans
-those fields would make unsafe or silently wrong, naming the field and why; the plan's
-arithmetic is :mod:`mishgrad.kernel.tiling`'s.
+Notebook 07 launches the kernel with plans broken on purpose. The twin's checks stop most with
+a message that names the AscendC call, but they trust a few fields (the twin bounds-checks
+accesses against tensors of ``totalLength`` elements and starts ``blockDim`` threads), and no
+check sees a write that never happens: :func:`check_plan` refuses the plans those would make
+unsafe or silently wrong, naming the field and why.
 """
 
 from __future__ import annotations
 
 import ctypes
-from typing import Final
 
 import numpy as np
 
@@ -21,23 +18,14 @@ from .messages import translate
 from .platforms import Platform
 from .twin_abi import TilingData
 
-#: The fields of each kind of core: (length, tile count, tail), as the kernel's Init picks them.
-_CORE_FIELDS: Final = {
-    "big": ("bigCoreLength", "bigTileNum", "bigTailLength"),
-    "small": ("smallCoreLength", "smallTileNum", "smallTailLength"),
-    "last": ("lastCoreLength", "lastTileNum", "lastTailLength"),
-}
-
 
 def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> None:
     """Refuse a supplied plan that the twin cannot check safely, or that leaves output unwritten.
 
-    The twin bounds-checks the kernel's accesses against tensors of ``plan.totalLength``
-    elements and starts ``blockDim`` threads, so those must be the arrays' length and the
-    platform's cores; each buffer must fit the UB (the kernel's byte counts are 32-bit); and
-    the cores' slices and tiles must reach every element, since no check sees a write that
-    never happens. A plan that reaches *past* a slice or the tensor is left to the twin's
-    bounds checks, which name the AscendC call (notebook 07 shows them).
+    Every field must fit its C type, ``totalLength`` be x's size, ``blockDim`` within the
+    platform's cores and each buffer within the UB, and the cores' slices and tiles must reach
+    every element. A plan that reaches *past* a slice or the tensor is left to the twin's bounds
+    checks, which name the AscendC call (notebook 07 shows them).
 
     Raises
     ------
@@ -103,11 +91,11 @@ def _check_tile_length(plan: tiling.TilingPlan, dtype_size: int, chip: Platform)
 
 
 def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
-    """Every element of the n must lie in a core's slice, and in one of that core's tiles."""
+    """Every one of the n elements must lie in a core's slice, and in one of its tiles."""
     big, cores = plan.bigCoreNum, plan.blockDim
     kinds = {"big": big > 0, "small": cores - 1 > big, "last": big < cores}  # as core_slices
     for kind in (kind for kind, used in kinds.items() if used):
-        length_field = _CORE_FIELDS[kind][0]
+        length_field = f"{kind}CoreLength"
         length = getattr(plan, length_field)
         if length > n:
             raise ValueError(
@@ -116,7 +104,7 @@ def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
         _check_tiles(plan, kind, length)
     start, length = plan.core_slices()[-1]
     if start + length < n:
-        field = _CORE_FIELDS["last" if kinds["last"] else "big"][0]
+        field = "lastCoreLength" if kinds["last"] else "bigCoreLength"
         raise ValueError(
             translate(
                 f"plan.{field} is {length}: the cores' slices end at element {start + length}, so "
@@ -126,12 +114,8 @@ def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
 
 
 def _check_tiles(plan: tiling.TilingPlan, kind: str, length: int) -> None:
-    """A core's tiles must reach the end of its slice; if they stop short, name the field.
-
-    The field is the tile count or the tail, whichever is short of what
-    :mod:`~mishgrad.kernel.tiling` makes of the slice.
-    """
-    _, count_field, tail_field = _CORE_FIELDS[kind]
+    """A core's tiles must reach the end of its slice; else name the count or tail short of it."""
+    count_field, tail_field = f"{kind}TileNum", f"{kind}TailLength"
     count, tail, tile = getattr(plan, count_field), getattr(plan, tail_field), plan.tileLength
     if tail > tile:
         raise ValueError(

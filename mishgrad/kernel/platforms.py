@@ -1,13 +1,9 @@
 """The Ascend platforms the tiling is planned for, each figure with its public source.
 
-Atlas A2 (chip architecture 2201): 196,608 bytes of Unified Buffer (UB) per vector core.
-CANN's tiling API (``PlatformAscendC::GetCoreMemSize``) reports it 256 bytes short
-(:data:`UB_RESERVED_BYTES`): it keeps them back on the SoC family it calls ASCEND910B, Atlas
-A2 and A3, and on no other, so Ascend 950's report is its whole UB. ops-nn's tiling tests give
-the tiling both 196,608 and 196,352 (:data:`UB_SIZE_FIXTURES`). ``Select`` in its tensor
-modes needs 8 KB of UB as scratch on A2, at 184 KB (AscendC's Select page and the arch-2201
-constants of asc-devkit); on Ascend 950 the count-based ``Select`` our kernel calls needs
-none (the same page). :data:`SOURCES` gives every figure's link.
+Atlas A2 (chip architecture 2201) has 196,608 bytes of Unified Buffer (UB) per vector core, which
+CANN's tiling API (``PlatformAscendC::GetCoreMemSize``) reports 256 bytes short
+(:data:`UB_RESERVED_BYTES`), and ``Select`` in its tensor modes needs its top 8 KB as scratch;
+Ascend 950 reports its whole UB and needs no scratch. :data:`SOURCES` gives every figure's link.
 """
 
 from __future__ import annotations
@@ -28,6 +24,10 @@ _PLATFORM_ASCENDC: Final = "impl/utils/tiling/platform/platform_ascendc.cpp"
 #: Size of the scratch area Select's tensor modes use at the top of UB (where they use one).
 SELECT_SCRATCH_BYTES: Final = 8 * 1024
 
+#: ops-nn's tiling test of conv3d_backprop_filter_v2, which names two A2 chips' cores.
+_CONV3D_TEST: Final = (
+    "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp"
+)
 #: asc-devkit's AscendC reference page of Select, and its kernel constants.
 _SELECT_PAGE: Final = "docs/zh/api/SIMD-API/基础API/Memory矢量计算/比较与选择/Select.md"
 _CONSTANTS: Final = "impl/basic_api/utils/kernel_utils_constants.h"
@@ -50,15 +50,9 @@ SOURCES: Final[dict[str, str]] = {
         (14, 58),
     ),
     "910B2: 24 AI cores (ops-nn conv3d_backprop_filter_v2 tiling test)": permalink(
-        OPS_NN,
-        "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp",
-        (186, 189),
+        OPS_NN, _CONV3D_TEST, (186, 189)
     ),
-    "910B3: 20 AI cores (the same test)": permalink(
-        OPS_NN,
-        "conv/conv3d_backprop_filter_v2/tests/ut/op_host/test_conv3d_backprop_filter_v2_tiling.cpp",
-        (279, 282),
-    ),
+    "910B3: 20 AI cores (the same test)": permalink(OPS_NN, _CONV3D_TEST, (279, 282)),
     "The tiling API reports the UB 256 bytes short on ASCEND910B only (asc-devkit)": permalink(
         ASC_DEVKIT, _PLATFORM_ASCENDC, (149, 159)
     ),
@@ -91,34 +85,21 @@ SOURCES: Final[dict[str, str]] = {
 
 @dataclass(frozen=True)
 class Platform:
-    """One NPU as the tiling sees it.
+    """One NPU as the tiling sees it."""
 
-    Attributes
-    ----------
-    name
-        Marketing name of the chip.
-    ub_bytes
-        Physical Unified Buffer per vector core.
-    vector_cores
-        Vector cores available to one kernel launch (two per AI core on these chips).
-    select_uses_scratch
-        Whether the count-based ``Select`` in tensor modes needs the 8 KB scratch area at
-        the top of UB (Atlas A2: yes; Ascend 950: no).
-
-    """
-
-    name: str
-    ub_bytes: int
-    vector_cores: int
+    name: str  # the chip's marketing name
+    ub_bytes: int  # physical Unified Buffer per vector core
+    vector_cores: int  # available to one kernel launch (two per AI core on these chips)
+    #: Whether ``Select`` in tensor modes needs the 8 KB scratch area at the top of UB (Atlas A2:
+    #: yes; Ascend 950's count-based ``Select``: no).
     select_uses_scratch: bool
 
     @property
     def ub_reserved(self) -> int:
         """UB bytes CANN's tiling API keeps back: :data:`UB_RESERVED_BYTES` on Atlas A2, else 0.
 
-        The model knows two SoC families and tells them apart by ``select_uses_scratch``, as
-        the C++ ``ComputeTiling`` the twin calls does: Atlas A2 (``kAscend910BUb``), whose
-        ``Select`` uses scratch, and Ascend 950 (``kAscend950Ub``), whose does not.
+        Like the C++ ``ComputeTiling``, the model tells its two SoC families apart by
+        ``select_uses_scratch``: Atlas A2 (``kAscend910BUb``) and Ascend 950 (``kAscend950Ub``).
         """
         return UB_RESERVED_BYTES if self.select_uses_scratch else 0
 

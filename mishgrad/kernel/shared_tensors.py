@@ -1,12 +1,10 @@
 """The tensors of an isolated launch, in shared memory, each between two guards.
 
 :mod:`mishgrad.kernel.isolation` copies a launch's tensors into shared-memory blocks that its
-worker process (:mod:`mishgrad.kernel.worker`) hands the kernel, and reads the output back
-from them. The twin checks every access an AscendC call makes; a write through a raw pointer
-(``GetPhyAddr()``, or arithmetic on a ``GM_ADDR``) it cannot see. So each tensor starts
-:data:`GUARD_BYTES` into its block, between two guards of a known pattern, and after the launch
-:func:`strays` finds the guards a raw write a few elements outside a tensor changed, and the
-inputs' bytes it changed.
+worker process (:mod:`mishgrad.kernel.worker`) hands the kernel. The twin checks every access an
+AscendC call makes, but not a write through a raw pointer (``GetPhyAddr()``, arithmetic on a
+``GM_ADDR``): so each tensor lies between two guards of a known pattern, and :func:`strays`
+finds the guards and the inputs' bytes such a write changed.
 """
 
 from __future__ import annotations
@@ -38,10 +36,9 @@ def tensor(block: SharedMemory, like: np.ndarray) -> np.ndarray:
 def strays(
     blocks: dict[str, SharedMemory], arrays: dict[str, np.ndarray], outputs: tuple[str, ...]
 ) -> list[str]:
-    """Where a launch wrote outside its outputs: each tensor's guards, and the inputs' bytes.
+    """Where a launch wrote outside its outputs (``arrays`` as sent): guards and inputs' bytes.
 
-    ``arrays`` are the tensors as sent (``outputs`` among them); each finding names the tensor,
-    the side and how many bytes, in the notebook's language (a part of a learner's message).
+    Each finding names the tensor, the side and how many bytes, in the notebook's language.
     """
     found = []
     for role, array in arrays.items():
@@ -124,10 +121,9 @@ def _block(size: int, stack: ExitStack) -> SharedMemory:
 def shared_tensors(
     arrays: dict[str, np.ndarray], cores: int
 ) -> Iterator[tuple[dict[str, SharedMemory], SharedMemory]]:
-    """Blocks holding ``arrays`` (by role) and a zeroed progress board, unlinked on exit.
+    """Blocks holding ``arrays`` (by role), between guards, and a zeroed progress board.
 
-    Each tensor starts :data:`GUARD_BYTES` into its block, between two guards; no view of a
-    block is kept (see :func:`progress`).
+    The blocks are unlinked on exit; no view of one is kept (see :func:`progress`).
     """
     with ExitStack() as stack:
         blocks = {role: _guarded(array, stack) for role, array in arrays.items()}

@@ -1,19 +1,13 @@
 """A readable Python model of MishGrad's host tiling (``common/mish_grad_tiling.h``).
 
-The C++ function is what runs, on the NPU host and in the CPU twin; this model exists so
-notebooks can explain it line by line. ``tests/test_tiling.py`` checks on thousands of
-inputs that both give identical plans.
+The C++ function is what runs, on the NPU host and in the CPU twin; this model lets notebook 04
+explain it, and ``tests/test_tiling.py`` checks on thousands of inputs that both plan alike:
 
-The plan, in three steps:
-
-1. **UB budget.** The kernel allocates a fixed set of buffers per tile element (the
-   table of :func:`budget`); the tile is the largest multiple of 256 elements whose
-   buffers fit the UB the platform offers (below Select's scratch area where the
-   platform's Select needs one). Multiples of 256 elements because CompareScalar's count
-   must span whole 256-byte repeats, and 256 elements make the 1-bit mask a whole block.
-2. **Cores.** Work is dealt out in units of one 256-byte vector repeat of the input
-   dtype. With ``U`` units and ``C`` cores, every core gets ``U // C`` units and the first
-   ``U % C`` ("big") cores one more; the last core stops exactly at ``n``.
+1. **UB budget.** The tile is the largest multiple of 256 elements whose buffers (the table of
+   :func:`budget`) fit the UB, below Select's scratch area where the platform's Select needs one.
+2. **Cores.** Work is dealt out in units of one 256-byte vector repeat: with ``U`` units and
+   ``C`` cores, every core gets ``U // C`` units, the first ``U % C`` ("big") cores one more, and
+   the last core stops exactly at ``n``.
 3. **Tiles.** Each core cuts its slice into full tiles and one tail.
 """
 
@@ -65,22 +59,33 @@ def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
         buffers += [Buffer("x (float32)", 1, 32), Buffer("result (float32)", 1, 32)]
         if has_tanhx:
             buffers.append(Buffer("tanhx (float32)", 1, 32))
-    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(2 if has_tanhx else 5)]
-    if not has_tanhx:
+    selecting = selects(dtype_size, has_tanhx)
+    buffers += [Buffer(f"temp {i}", 1, 32) for i in range(5 if selecting else 2)]
+    if selecting:
         buffers += [Buffer("x > 0 mask (bits)", 1, 1), Buffer("x <= 0 mask (bits)", 1, 1)]
     return buffers
 
 
-def ub_limit(ub_reported: int, has_tanhx: bool, select_scratch: bool = True) -> int:
+def selects(dtype_size: int, has_tanhx: bool) -> bool:
+    """Whether the kernel runs Select: float32 without tanhx only (its masks and five temps).
+
+    The 16-bit path without tanhx computes one fraction with two temps and no mask
+    (``NarrowDerivative``).
+    """
+    return dtype_size == 4 and not has_tanhx
+
+
+def ub_limit(
+    ub_reported: int, dtype_size: int, has_tanhx: bool, select_scratch: bool = True
+) -> int:
     """UB bytes the kernel's buffers may occupy.
 
-    The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area
-    (``select_scratch``: Atlas A2, not Ascend 950), the area is the top 8 KB of the
-    *physical* UB, and the buffers must end below it. Atlas A2's physical UB is the reported
-    one plus :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`, as in the C++
-    ``ComputeTiling`` (``kAscend910BUb``).
+    A kernel that runs Select (:func:`selects`) on a platform where Select needs a scratch area
+    (``select_scratch``: Atlas A2) must end its buffers below it, 8 KB below the top of the
+    *physical* UB: the reported one plus :data:`~mishgrad.kernel.platforms.UB_RESERVED_BYTES`,
+    as in the C++ ``kAscend910BUb``.
     """
-    if has_tanhx or not select_scratch:
+    if not selects(dtype_size, has_tanhx) or not select_scratch:
         return ub_reported
     return max(ub_reported + UB_RESERVED_BYTES - SELECT_SCRATCH_BYTES, 0)
 
@@ -90,7 +95,7 @@ def max_tile_length(
 ) -> int:
     """The largest multiple of 256 elements whose buffers fit (0 if none does)."""
     bits = sum(b.copies * b.bits_per_element for b in budget(dtype_size, has_tanhx))
-    elements = ub_limit(ub_reported, has_tanhx, select_scratch) * 8 // bits
+    elements = ub_limit(ub_reported, dtype_size, has_tanhx, select_scratch) * 8 // bits
     return elements // TILE_ALIGN * TILE_ALIGN
 
 
@@ -149,18 +154,12 @@ def plan(
 
     Parameters
     ----------
-    total_length
-        Elements n (>= 1).
-    dtype_size
-        Bytes per element: 4 (float32) or 2 (float16, bfloat16).
-    has_tanhx
-        Whether the forward pass supplied tanhx.
-    ub_reported
-        UB bytes as the tiling API reports them (physical minus 256).
-    core_count
-        Vector cores available.
-    select_scratch
-        Whether Select's tensor modes need the 8 KB scratch area at the top of UB
+    total_length, dtype_size, has_tanhx
+        Elements n (>= 1); bytes per element, 4 (float32) or 2 (float16, bfloat16); whether
+        the forward pass supplied tanhx.
+    ub_reported, core_count, select_scratch
+        UB bytes as the tiling API reports them (physical minus 256 on Atlas A2); vector cores
+        available; whether Select's tensor modes need the 8 KB scratch area at the top of UB
         (:attr:`mishgrad.kernel.platforms.Platform.select_uses_scratch`).
 
     Raises

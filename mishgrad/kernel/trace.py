@@ -1,13 +1,9 @@
 """Reading the CPU twin's trace: the calls of each core and tile, and the instructions they run.
 
 ``mishgrad.kernel.twin.run_kernel(..., trace=True)`` returns one
-:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call: the core, its program order
-(``sequence``), the call's name (``op``), element ``count``, ``bytes``, UB byte offsets
-(``dst``, ``src0``, ``src1``, -1 where not applicable) and, for copies, the byte offset into
-the host tensor (``gm_offset``). This module splits those records by core and tile, labels each
-call with the pipeline stage it belongs to (:func:`stages`) and counts the vector instructions
-of a tile (:func:`instruction_counts`). What is built on it lives beside it: the UB map
-(:mod:`~mishgrad.kernel.ub_layout`) and the pipeline model (:mod:`~mishgrad.kernel.pipeline`).
+:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call. This module splits them by
+core and tile, labels each call with its pipeline stage (:func:`stages`) and counts a tile's
+vector instructions (:func:`instruction_counts`).
 """
 
 from __future__ import annotations
@@ -33,9 +29,6 @@ SETUP_OPS: Final = frozenset({"InitBuffer"})
 #: Pipeline stages in program order, and the engine that runs each on the NPU.
 STAGES: Final = ("CopyIn", "Compute", "CopyOut")
 ENGINES: Final = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
-
-
-# Events
 
 
 def op_names(events: np.ndarray) -> np.ndarray:
@@ -76,20 +69,15 @@ def tile_indices(events: np.ndarray) -> np.ndarray:
     """
     ops = op_names(events)
     tiles = np.empty(len(events), dtype=np.int64)
-    tile = 0
-    previous_was_copy_out = False
+    tile, after_copy_out = 0, False
     for i, (op, dst) in enumerate(zip(ops, events["dst"], strict=True)):
         if op in SETUP_OPS:
             tiles[i] = -1
-            continue
-        if previous_was_copy_out and op == "FreeTensor":
-            tiles[i] = tile - 1
-            previous_was_copy_out = False
-            continue
-        tiles[i] = tile
-        previous_was_copy_out = is_copy_out(op, int(dst))
-        if previous_was_copy_out:
-            tile += 1
+        elif after_copy_out and op == "FreeTensor":
+            tiles[i], after_copy_out = tile - 1, False
+        else:
+            tiles[i], after_copy_out = tile, is_copy_out(op, int(dst))
+            tile += 1 if after_copy_out else 0
     return tiles
 
 
@@ -129,21 +117,11 @@ def tile_events(trace: np.ndarray, core: int = 0, tile: int = 0) -> np.ndarray:
     return chosen
 
 
-# Instruction counts
-
-
 @dataclass(frozen=True)
 class InstructionCounts:
-    """Vector instructions of one tile.
+    """Vector instructions of one tile."""
 
-    Attributes
-    ----------
-    by_op
-        ``{op: instructions}`` in order of first use.
-
-    """
-
-    by_op: Mapping[str, int]
+    by_op: Mapping[str, int]  # {op: instructions}, in order of first use
 
     @property
     def total(self) -> int:

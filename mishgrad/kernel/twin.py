@@ -1,19 +1,13 @@
 """Loading and running the CPU twin: the kernel's launches, its tiling and its arithmetic.
 
 :func:`run_kernel` launches the kernel on the twin library that :mod:`mishgrad.kernel.twin_build`
-built, over virtual cores, and returns the output, the tiling plan, the trace of every AscendC
-call (:mod:`mishgrad.kernel.trace`) and what the kernel printed; a broken hardware rule comes
-back as :class:`KernelError`. :func:`native_tiling` runs the C++ ``ComputeTiling``, and
-:func:`native_exp` and :func:`native_div` the twin's ``Exp`` and ``Div``.
-
-Any other operator's kernel runs through the same launcher
-(:mod:`mishgrad.kernel.launcher`: :func:`launch`, :func:`run_operator`), which
-:func:`run_kernel` is built on.
-
-The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernel's ``Exp`` and
-``Div`` round, one of :data:`NUMERICS_MODELS` (default ``ieee``); it is read by
-:func:`run_kernel` and by the twin's ``aclnnMishBackward`` at each launch (see
-``kernel/twin/include/twin/numerics.h``).
+built, through the launcher any operator's kernel runs on (:mod:`mishgrad.kernel.launcher`), and
+returns the output, the tiling plan, the trace of every AscendC call (:mod:`mishgrad.kernel.trace`)
+and what the kernel printed; a broken hardware rule comes back as :class:`KernelError`.
+:func:`native_tiling` runs the C++ ``ComputeTiling``, :func:`native_exp` and :func:`native_div`
+the twin's ``Exp`` and ``Div``. ``MISHGRAD_TWIN_NUMERICS`` chooses how those round, one of
+:data:`NUMERICS_MODELS` (default ``ieee``), at each launch of the kernel or ``aclnnMishBackward``
+(``kernel/twin/include/twin/numerics.h``).
 """
 
 from __future__ import annotations
@@ -53,12 +47,11 @@ def runs_isolated(
 ) -> bool:
     """Whether a launch runs in a worker process (:mod:`mishgrad.kernel.isolation`).
 
-    ``isolated`` decides when given. By default a learner's copy (any ``kernel_dir`` other
-    than the repository's ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash
-    in an edit cannot take the notebook down, and so does a launch with a plan the caller supplied
-    (``plan_supplied``: notebooks break plans on purpose). The project's own kernel with its
-    own plan, tested under AddressSanitizer, runs in this process, where its trace and timings
-    cost nothing extra.
+    ``isolated`` decides when given. By default a learner's copy (a ``kernel_dir`` other than
+    ``kernel/mish_grad``) runs isolated, so that an endless loop or a crash in an edit cannot take
+    the notebook down, and so does a plan the caller supplied (notebooks break plans on purpose).
+    The project's own kernel and plan, tested under AddressSanitizer, run in this process, where
+    a trace costs nothing extra.
     """
     if isolated is not None:
         return isolated
@@ -67,11 +60,10 @@ def runs_isolated(
 
 
 def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
-    """The twin library with the ``dtype`` kernel, built from ``kernel_dir`` if needed.
+    """The twin library with the ``dtype`` kernel, built if needed from ``kernel_dir``.
 
-    ``kernel_dir`` is the operator's folder to build from: default the repository's, or a
-    learner's scratch copy (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
-    One dtype per library: an edit to the kernel recompiles one instantiation of it.
+    ``kernel_dir``: default the repository's operator folder, or a learner's scratch copy
+    (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     """
     return build(kernel_spec(root=kernel_dir, dtype=dtype))
 
@@ -95,9 +87,8 @@ def native_tiling(
 ) -> tiling.TilingPlan:
     """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
 
-    The arguments are :func:`mishgrad.kernel.tiling.plan`'s (``select_scratch``: whether the
-    platform's Select needs its scratch area, as on Atlas A2); ``isolated`` as in
-    :func:`run_kernel`; ``dtype`` picks the library (:func:`library_path`) a launch will use.
+    The arguments are :func:`mishgrad.kernel.tiling.plan`'s; ``isolated`` as in :func:`run_kernel`;
+    ``dtype`` picks the library (:func:`library_path`) a launch will use.
 
     Raises
     ------
@@ -107,11 +98,8 @@ def native_tiling(
         If an isolated tiling crashed or did not return.
 
     """
-    path = library_path(kernel_dir, dtype)
-    isolate = runs_isolated(kernel_dir, isolated)
-    return _tiling(
-        path, isolate, total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch
-    )
+    values = (total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch)
+    return _tiling(library_path(kernel_dir, dtype), runs_isolated(kernel_dir, isolated), *values)
 
 
 def _tiling(path: Path, isolate: bool, *values: int) -> tiling.TilingPlan:
@@ -143,34 +131,30 @@ def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str | N
 
 
 def native_exp(x: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's C++ ``Exp`` (what ``AscendC::Exp`` computes) on float32 ``x``.
+    """The twin's ``AscendC::Exp`` of float32 ``x`` (``numerics``: see :func:`run_kernel`).
 
-    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.math.vector_math.exp` is the
-    NumPy equivalent.
+    :func:`mishgrad.math.vector_math.exp` is the NumPy equivalent.
     """
     return _native_math("exp", [x], numerics)
 
 
 def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's C++ ``Div`` (what ``AscendC::Div`` computes) on float32 ``a / b``.
+    """The twin's ``AscendC::Div`` of float32 ``a / b`` (``numerics``: see :func:`run_kernel`).
 
-    ``numerics`` is resolved as in :func:`run_kernel`; :func:`mishgrad.math.vector_math.div` is the
-    NumPy equivalent.
+    :func:`mishgrad.math.vector_math.div` is the NumPy equivalent.
     """
     return _native_math("div", [a, b], numerics)
 
 
 @dataclass(frozen=True)
 class KernelRun:
-    """One launch on the twin: the output, the plan, the trace, and the debug log.
-
-    ``log`` is what the kernel's ``AscendC::printf`` and ``DumpTensor`` wrote, in the NPU's
-    format, core 0 first (each core's lines in program order, whatever the host threads did).
-    """
+    """One launch on the twin: the output, the plan, the trace, and the debug log."""
 
     out: np.ndarray
     plan: tiling.TilingPlan
     trace: np.ndarray  # TRACE_DTYPE records; empty unless trace=True
+    #: What the kernel's ``AscendC::printf`` and ``DumpTensor`` wrote, in the NPU's format, core 0
+    #: first (each core's lines in program order, whatever the host threads did).
     log: str = ""
 
 
@@ -207,10 +191,9 @@ def run_kernel(
         Arrays of one dtype (float32, float16 or bfloat16) and one size (no broadcasting
         here: that is the aclnn layer's job). ``tanhx`` selects the kernel's tanhx branch.
         Any byte order; lists become float32 (:func:`mishgrad.math.dtypes.as_input`).
-    on
-        The platform whose UB size and core count the tiling plans for.
-    cores
-        Use at most this many vector cores (default: all of the platform's).
+    on, cores
+        The platform whose UB size and core count the tiling plans for, and at most how many of
+        its vector cores to use (default: all).
     host_threads
         Host threads that run the virtual cores (default: the machine's CPU count).
     trace
@@ -225,13 +208,11 @@ def run_kernel(
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
     kernel_dir
-        The operator's folder to build the twin from (default: the repository's; a
-        scratch copy from :mod:`mishgrad.kernel.scratch` in exercises that edit the kernel).
-    isolated
-        Run in a worker process (:mod:`mishgrad.kernel.isolation`); default: for a copy of
-        ``kernel/`` or with a ``plan``, not for the repository's own (:func:`runs_isolated`).
-    watchdog
-        When an isolated launch that does not finish is stopped (default: :class:`Watchdog`).
+        The operator's folder to build the twin from (:func:`library_path`).
+    isolated, watchdog
+        Run in a worker process (:mod:`mishgrad.kernel.isolation`), stopped by ``watchdog``
+        (default: :class:`Watchdog`) if it does not finish; by default for a copy of ``kernel/``
+        or with a ``plan``, not for the repository's own (:func:`runs_isolated`).
 
     Raises
     ------
@@ -272,15 +253,8 @@ def run_kernel(
     tensors = {"grad": grad_flat, "x": x_flat, "x_grad": out.reshape(-1)}
     if tanhx_flat is not None:
         tensors["tanhx"] = tanhx_flat
-    tiles = max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum)
-    one = Launch(
-        MISH_GRAD.entry(dtype_name(dtype)),
-        MISH_GRAD.arguments,
-        tensors,
-        MISH_GRAD.outputs,
-        bytes(TilingData.from_plan(plan)),
-        plan.blockDim,
-        int(tiles),
-    )
+    tiles = int(max(plan.bigTileNum, plan.smallTileNum, plan.lastTileNum))
+    entry, data = MISH_GRAD.entry(dtype_name(dtype)), bytes(TilingData.from_plan(plan))
+    one = Launch(entry, MISH_GRAD.arguments, tensors, MISH_GRAD.outputs, data, plan.blockDim, tiles)
     log, events = launch(path, one, config, isolated=isolate, watchdog=watchdog)
     return KernelRun(out.reshape(x.shape), plan, events, log)

@@ -1,11 +1,9 @@
 """The twin library's C ABI as ctypes sees it: its structs and its functions' signatures.
 
-``kernel/twin/include/twin/capi.h`` declares what the twin library exports, and MishGrad's
-twin glue (``kernel/mish_grad/twin``) adds ``mishgrad_tiling``; this module mirrors them for
-:mod:`mishgrad.kernel.twin` (which runs kernels in this process) and
-:mod:`mishgrad.kernel.isolation` (which runs them in a worker process). :class:`Launch` is one
-launch of any operator's kernel entry, and :func:`run_entry` runs it through the twin's
-launcher, ``mishgrad_twin_run``.
+It mirrors ``kernel/twin/include/twin/capi.h`` and MishGrad's ``mishgrad_tiling`` (its twin
+glue, ``kernel/mish_grad/twin``) for :mod:`mishgrad.kernel.twin` and the worker process of
+:mod:`mishgrad.kernel.isolation`. :class:`Launch` is one launch of any operator's kernel entry,
+which :func:`run_entry` runs through the twin's launcher, ``mishgrad_twin_run``.
 """
 
 from __future__ import annotations
@@ -68,33 +66,15 @@ class TwinConfig(ctypes.Structure):
 class TwinRegion(ctypes.Structure):
     """``TwinRegion`` (kernel/twin/include/twin/capi.h): a tensor a launch may touch."""
 
-    _fields_ = [
-        ("address", ctypes.c_void_p),
-        ("bytes", ctypes.c_uint64),
-        ("name", ctypes.c_char_p),
-    ]
-
-
-class TraceEvent(ctypes.Structure):
-    """``twin::TraceEvent`` (kernel/twin/include/twin/core.h)."""
-
-    _fields_ = [
-        ("core", ctypes.c_uint32),
-        ("sequence", ctypes.c_uint32),
-        ("op", ctypes.c_char * 24),
-        ("count", ctypes.c_uint64),
-        ("bytes", ctypes.c_uint64),
-        ("dst", ctypes.c_int64),
-        ("src0", ctypes.c_int64),
-        ("src1", ctypes.c_int64),
-        ("gmOffset", ctypes.c_int64),
-    ]
+    _fields_ = [("address", ctypes.c_void_p), ("bytes", ctypes.c_uint64), ("name", ctypes.c_char_p)]
 
 
 #: NumPy view of the twin's progress board (``twin::ProgressSlot``, one per core).
 PROGRESS_DTYPE: Final = np.dtype([("calls", np.uint64), ("op", "S24")])
 
-#: NumPy view of a TraceEvent array, for tables.
+#: ``twin::TraceEvent`` (kernel/twin/include/twin/core.h), field for field, the records
+#: ``mishgrad_twin_trace_copy`` writes: UB byte offsets are -1 where a call has none;
+#: ``gm_offset`` (its ``gmOffset``) is a copy's byte offset into the host tensor.
 TRACE_DTYPE: Final = np.dtype(
     [
         ("core", np.uint32),
@@ -140,16 +120,14 @@ def load(path: Path) -> ctypes.CDLL:
     library = ctypes.CDLL(str(path))
     c = ctypes
     if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own
-        _tiling_signature(library)
-    library.mishgrad_twin_run.argtypes = [
-        c.c_void_p,
-        c.POINTER(c.c_void_p),
-        c.c_uint32,
-        c.c_uint32,
-        c.POINTER(TwinRegion),
-        c.c_uint32,
-        c.POINTER(TwinConfig),
-    ]
+        # n, element size, has tanhx, UB bytes reported, cores, Select's scratch; the plan
+        inputs = [c.c_uint64, c.c_uint32, c.c_int32, c.c_uint64, c.c_uint32, c.c_int32]
+        library.mishgrad_tiling.argtypes = [*inputs, c.POINTER(TilingData)]
+        library.mishgrad_tiling.restype = c.c_int32
+    # entry, arguments and their count, cores, regions and their count, config
+    regions, config = c.POINTER(TwinRegion), c.POINTER(TwinConfig)
+    run = [c.c_void_p, c.POINTER(c.c_void_p), c.c_uint32, c.c_uint32, regions, c.c_uint32, config]
+    library.mishgrad_twin_run.argtypes = run
     library.mishgrad_twin_run.restype = c.c_int32
     floats = c.POINTER(c.c_float)
     library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
@@ -161,65 +139,31 @@ def load(path: Path) -> ctypes.CDLL:
     library.mishgrad_twin_last_error.restype = c.c_char_p
     library.mishgrad_twin_log.restype = c.c_char_p
     library.mishgrad_twin_trace_size.restype = c.c_uint64
-    library.mishgrad_twin_trace_copy.argtypes = [c.POINTER(TraceEvent), c.c_uint64]
+    library.mishgrad_twin_trace_copy.argtypes = [c.c_void_p, c.c_uint64]
     library.mishgrad_twin_trace_copy.restype = c.c_uint64
     return library
 
 
-def _tiling_signature(library: ctypes.CDLL) -> None:
-    c = ctypes
-    library.mishgrad_tiling.argtypes = [
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.c_uint64,
-        c.c_uint32,
-        c.c_int32,
-        c.POINTER(TilingData),
-    ]
-    library.mishgrad_tiling.restype = c.c_int32
-
-
 @dataclass(frozen=True)
 class Launch:
-    """One launch of an operator's kernel entry (see :func:`run_entry`).
+    """One launch of an operator's kernel entry (see :func:`run_entry`)."""
 
-    Attributes
-    ----------
-    entry
-        The entry's symbol in the library, e.g. ``mish_grad_float``.
-    arguments
-        The entry's arguments in order (:attr:`OperatorSpec.arguments
-        <mishgrad.kernel.operators.OperatorSpec.arguments>`): a tensor's name, ``tiling`` for
-        the tiling data; anything without a tensor (the workspace, an absent input) is null.
-    tensors
-        The C-contiguous arrays by name, inputs and outputs: the regions the kernel may touch
-        (empty in the request a worker gets: the tensors are in shared memory).
-    outputs
-        The names of the tensors the kernel writes (the others must come back unchanged).
-    tiling
-        The tiling data's bytes, as the entry reads them.
-    block_dim
-        Virtual cores to run.
-    tiles
-        The most tiles one core walks (an isolated launch's budget of AscendC calls).
-
-    """
-
-    entry: str
+    entry: str  # the entry's symbol in the library, e.g. ``mish_grad_float``
+    #: The entry's arguments in order (:attr:`OperatorSpec.arguments
+    #: <mishgrad.kernel.operators.OperatorSpec.arguments>`): a tensor's name, ``tiling`` for the
+    #: tiling data; anything without a tensor (the workspace, an absent input) is null.
     arguments: tuple[str, ...]
+    #: The C-contiguous arrays by name, inputs and outputs: the regions the kernel may touch
+    #: (empty in the request a worker gets: the tensors are in shared memory).
     tensors: Mapping[str, np.ndarray]
-    outputs: tuple[str, ...]
-    tiling: bytes
-    block_dim: int
-    tiles: int
+    outputs: tuple[str, ...]  # the tensors the kernel writes (the others must come back unchanged)
+    tiling: bytes  # the tiling data's bytes, as the entry reads them
+    block_dim: int  # virtual cores to run
+    tiles: int  # the most tiles one core walks (an isolated launch's budget of AscendC calls)
 
 
 def run_entry(
-    library: ctypes.CDLL,
-    launch: Launch,
-    regions: Mapping[str, tuple[int, int]],
-    config: TwinConfig,
+    library: ctypes.CDLL, launch: Launch, regions: Mapping[str, tuple[int, int]], config: TwinConfig
 ) -> int:
     """Run ``launch`` with its tensors at ``regions`` (name: address and bytes); the status.
 
@@ -242,13 +186,7 @@ def run_entry(
         else None
     )
     return library.mishgrad_twin_run(
-        entry,
-        arguments,
-        len(launch.arguments),
-        launch.block_dim,
-        table,
-        len(regions),
-        ctypes.byref(config),
+        entry, arguments, len(arguments), launch.block_dim, table, len(table), ctypes.byref(config)
     )
 
 
@@ -256,9 +194,8 @@ def results(library: ctypes.CDLL, trace: bool) -> tuple[str, str, bytes]:
     """What the library's last launch left: its error, its log and (``trace``) its trace's bytes."""
     raw = b""
     if trace:
-        events = (TraceEvent * library.mishgrad_twin_trace_size())()
-        copied = library.mishgrad_twin_trace_copy(events, len(events))
-        raw = bytes(events)[: copied * ctypes.sizeof(TraceEvent)]
+        events = np.empty(library.mishgrad_twin_trace_size(), TRACE_DTYPE)
+        raw = events[: library.mishgrad_twin_trace_copy(events.ctypes.data, len(events))].tobytes()
     return library.mishgrad_twin_last_error().decode(), library.mishgrad_twin_log().decode(), raw
 
 

@@ -1,31 +1,18 @@
 """Building the CPU twin: the real kernel sources compiled with g++ into a cached library.
 
-The twin library of an operator (:mod:`mishgrad.kernel.operators`) is ``kernel/twin`` (our
-host implementation of the AscendC API subset, the ACL runtime and the launcher), the
-operator's twin glue (the ``twin/`` folder of its folder) and its kernel entry
-(``op_kernel/<name>.cpp``) compiled once per dtype, linked into one shared library
-(:func:`kernel_spec`). :func:`build` builds it on demand into a cache folder named by
-what it is made of, so editing a kernel file and re-running a cell rebuilds it, and an
-unchanged tree reuses the build.
+An operator's twin library (:func:`kernel_spec`) links ``kernel/twin`` (our host implementation
+of the AscendC API subset, the ACL runtime and the launcher), the operator's twin glue (its
+folder's ``twin/``) and its kernel entry (``op_kernel/<name>.cpp``), once per dtype. :func:`build`
+links it from objects cached per unit (:mod:`mishgrad.kernel.compile_units`) into a folder
+named by its compiler and its objects. Builders take turns (a lock file) and publish with an
+atomic rename; a library is used only if it is the file recorded when it was written, and
+published only once it loaded in a process of its own, its entry points found. A populated cache
+serves a machine without a compiler, by the sources' content alone.
 
-Each translation unit's object is cached on its own (:mod:`mishgrad.kernel.compile_units`),
-keyed by its content and by paths relative to the kernel folder: an edit recompiles only the
-units that read the edited file, with a progress line while it does, and a new copy of
-``kernel/`` compiles nothing it did not change. A library's folder is named by its compiler and
-its objects. Builders take turns (a lock file) and publish with an atomic rename, so no
-process ever loads a half-written library. The cache cannot hurt: every object and library is
-checked against the size and SHA-256 recorded when it was written before it is used (a
-truncated or corrupt file, from a full disk or a killed copy, is built again, never linked or
-loaded); a new library is loaded once in a process of its own, its entry points checked,
-before it is published; a build that was killed leaves only a work folder that the next build
-removes; and a populated cache serves a machine without a compiler, by the sources' content
-alone. :mod:`mishgrad.kernel.twin` loads and runs what this builds.
-
-Environment variables: ``CXX`` (compiler and any arguments, default ``g++``; e.g.
-``ccache g++``), ``MISHGRAD_CACHE`` (cache root; unset or empty: ``~/.cache/mishgrad``),
-``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``;
-the asan flavour adds AddressSanitizer and UndefinedBehaviorSanitizer and must run in a
-process started with the sanitizer runtime preloaded; see ``tests/test_sanitizers.py``).
+Environment variables: ``CXX``, ``MISHGRAD_CACHE`` (:func:`cache_root`) and
+``MISHGRAD_TWIN_FLAVOUR`` (``release`` or ``asan``, which adds AddressSanitizer and
+UndefinedBehaviorSanitizer and runs only in a process started with the sanitizer runtime
+preloaded; see ``tests/test_sanitizers.py``).
 """
 
 from __future__ import annotations
@@ -43,21 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import opsnn
-from .compile_units import (
-    Compiled,
-    ObjectCache,
-    TwinBuildError,
-    compiler_version,
-    content_key,
-    digest,
-    found_compiler,
-    missing_compiler,
-    publish_record,
-    relative,
-    unit_arguments,
-    verified,
-)
+from . import compile_units, opsnn
+from .compile_units import Compiled, TwinBuildError, Unit
 from .operators import MISH_GRAD, OperatorSpec
 from .source import TWIN_DIR
 from .twin_abi import require_sanitizer_runtime
@@ -90,33 +64,19 @@ _LOAD_CHECK: Final = (
 )
 
 
-def _sources_root(root: Path) -> Path:
-    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
-        raise TwinBuildError(
-            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
-            "of the repository (`make lab` does this)"
-        )
-    return root
-
-
 @dataclass(frozen=True)
 class BuildSpec:
-    """What to compile into one library: sources (each with its extra flags) and includes.
-
-    ``include_dirs`` are on every unit's path; a unit's own ``-I`` flags only on its own.
-    ``libraries`` are system libraries to link (``("quadmath",)`` adds ``-lquadmath``).
-    ``base`` is the folder the compiler runs in, with the paths inside it given relative to it,
-    so that every copy of it builds the same objects (the kernel folder; None: paths as they
-    are). ``exports`` are entry points the library must have before it is published.
-    """
+    """What to compile into one library: sources (each with its extra flags) and includes."""
 
     name: str
-    units: tuple[tuple[Path, tuple[str, ...]], ...]
-    include_dirs: tuple[Path, ...]
+    units: tuple[Unit, ...]  # a unit's own -I flags are on its include path alone
+    include_dirs: tuple[Path, ...]  # on every unit's include path
     flavour: str
-    libraries: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()  # system libraries to link: ("quadmath",) adds -lquadmath
+    #: The folder the compiler runs in, paths inside it given relative to it, so that every copy
+    #: of it builds the same objects (the kernel folder; None: paths as they are).
     base: Path | None = None
-    exports: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()  # entry points the library must have to be published
 
     def flags(self) -> list[str]:
         """Compiler flags shared by every translation unit."""
@@ -125,8 +85,8 @@ class BuildSpec:
 
     def recipe(self) -> str:
         """Everything the compiler is told, relative to :attr:`base`, the compiler aside."""
-        flags = [relative(flag, self.base) for flag in self.flags()]
-        units = [unit_arguments(unit, self.base) for unit in self.units]
+        flags = [compile_units.relative(flag, self.base) for flag in self.flags()]
+        units = [compile_units.unit_arguments(unit, self.base) for unit in self.units]
         return repr((flags, units, self.libraries))
 
 
@@ -138,15 +98,16 @@ def kernel_spec(
 ) -> BuildSpec:
     """The twin library of ``operator``: the twin, its glue, and its kernel once per dtype.
 
-    ``root`` is the operator's folder to build from: default its own, or a copy (a learner's
-    scratch copy, or one in a test). ``dtype`` (one of the operator's, such as ``"float16"``)
-    builds the kernel for that dtype only, a library of its own: what one launch needs, and a
-    third of the kernel's compile time after an edit.
+    ``root`` is the folder to build from: default the operator's, or a copy (a learner's, or a
+    test's). ``dtype`` (one of the operator's) builds that dtype's kernel only, a library of its
+    own: what one launch needs, and a third of the kernel's compile time after an edit.
 
     Raises
     ------
     ValueError
         For an unknown flavour or a dtype the operator does not support.
+    TwinBuildError
+        If the sources are not there (mishgrad installed from elsewhere than a clone).
 
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
@@ -154,7 +115,12 @@ def kernel_spec(
         raise ValueError(f"MISHGRAD_TWIN_FLAVOUR must be one of {sorted(_FLAVOURS)}")
     dtypes = operator.dtypes if dtype is None else (dtype,)
     entries = tuple(operator.entry(each) for each in dtypes)  # checks the dtype
-    root = _sources_root(Path(root or operator.directory))
+    root = Path(root or operator.directory)
+    if not TWIN_DIR.is_dir() or not (root / "op_kernel").is_dir():
+        raise TwinBuildError(
+            f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
+            "of the repository (`make lab` does this)"
+        )
     # The glue also sees the operator's headers; the twin sees none; the kernel, an
     # Ascend-side source, sees exactly what ops-nn gives it, so an include that ops-nn cannot
     # resolve fails here too.
@@ -171,9 +137,7 @@ def kernel_spec(
 
 
 def cache_root() -> Path:
-    """Where built libraries are kept: ``$MISHGRAD_CACHE``, or ``~/.cache/mishgrad``.
-
-    An empty ``MISHGRAD_CACHE`` counts as unset.
+    """Where built libraries are kept: ``$MISHGRAD_CACHE`` if not empty, or ``~/.cache/mishgrad``.
 
     Raises
     ------
@@ -201,32 +165,27 @@ def _make_folder(folder: Path) -> None:
         probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
         probe.close()
     except OSError as error:
-        where = (
-            f"MISHGRAD_CACHE={os.environ['MISHGRAD_CACHE']}"
-            if os.environ.get("MISHGRAD_CACHE")
-            else f"the cache folder {folder.parent}"
-        )
+        where = f"the cache folder {folder.parent}"
+        if os.environ.get("MISHGRAD_CACHE"):
+            where = f"MISHGRAD_CACHE={os.environ['MISHGRAD_CACHE']}"
         raise TwinBuildError(
             f"cannot write the twin's build to {folder} ({error.strerror}): {where} is not "
             "writable; set MISHGRAD_CACHE to a writable folder"
         ) from error
 
 
-def _library(root: Path, spec: BuildSpec, compiler: list[str], objects: list[str]) -> Path:
-    """Where the library of ``spec`` linked from ``objects`` (their paths in the cache) lives."""
-    version = compiler_version(tuple(compiler))
-    name = digest(repr(compiler), version, spec.recipe(), *objects)
+def _library(root: Path, spec: BuildSpec, compiler: list[str], objects: Sequence[Compiled]) -> Path:
+    """Where the library of ``spec`` linked from ``objects`` lives, named by their cache paths."""
+    names = [str(entry.obj.relative_to(root)) for entry in objects]
+    version = compile_units.compiler_version(tuple(compiler))
+    name = compile_units.digest(repr(compiler), version, spec.recipe(), *names)
     return root / f"{spec.name}-{spec.flavour}-{name}" / f"lib{spec.name}.so"
-
-
-def _object_names(root: Path, entries: Sequence[Compiled]) -> list[str]:
-    return [str(entry.obj.relative_to(root)) for entry in entries]
 
 
 def _sources_key(spec: BuildSpec, files: Sequence[str]) -> str | None:
     """What the library is made of, with no compiler in it: the recipe and the files' content."""
-    key = content_key(files, spec.base)
-    return None if key is None else digest(spec.recipe(), key)
+    key = compile_units.content_key(files, spec.base)
+    return None if key is None else compile_units.digest(spec.recipe(), key)
 
 
 def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
@@ -239,23 +198,9 @@ def _cached_without_compiler(root: Path, spec: BuildSpec) -> Path | None:
         except (OSError, ValueError, KeyError, TypeError):
             continue
         same = record.get("sources") == _sources_key(spec, files)
-        if same and verified(library, folder / _MANIFEST):
+        if same and compile_units.verified(library, folder / _MANIFEST):
             return library
     return None
-
-
-def _remove_leftovers(work: Path) -> None:
-    """Delete the work folders of builds that were killed (the caller holds the lock)."""
-    for leftover in work.glob(f"{_WORK_PREFIX}*"):
-        shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _check_written(compiler: list[str], target: Path, what: str) -> None:
-    if not target.is_file():
-        raise TwinBuildError(
-            f"`{' '.join(compiler)}` succeeded on {what} but wrote no {target.suffix} file: is "
-            "CXX a C++ compiler? Set it to one (or unset it for g++)"
-        )
 
 
 def _check_loads(library: Path, spec: BuildSpec, compiler: list[str]) -> None:
@@ -281,26 +226,27 @@ def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial
     result = subprocess.run([*link, "-o", str(partial)], capture_output=True, text=True)
     if result.returncode != 0:
         raise TwinBuildError(f"linking {partial.name} failed:\n{result.stderr.strip()}")
-    _check_written(compiler, partial, f"linking {partial.name}")
+    compile_units.check_written(compiler, partial, f"linking {partial.name}")
     _check_loads(partial, spec, compiler)
 
 
-def _publish(root: Path, spec: BuildSpec, compiled: list[Compiled], partial: Path, library: Path):
+def _publish(
+    root: Path,
+    spec: BuildSpec,
+    compiled: list[Compiled],
+    partial: Path,
+    library: Path,
+):
     """Record the library's size, SHA-256 and sources beside it, then move it into place."""
     files = sorted({name for entry in compiled for name in entry.files})
     library.parent.mkdir(parents=True, exist_ok=True)
-    publish_record(
-        partial, library.parent / _MANIFEST, files=files, sources=_sources_key(spec, files)
-    )
+    manifest = library.parent / _MANIFEST
+    compile_units.publish_record(partial, manifest, files=files, sources=_sources_key(spec, files))
     os.replace(partial, library)  # atomic: readers see no library or a whole one
 
 
 def build(spec: BuildSpec | None = None) -> Path:
     """Build ``spec`` (default: the kernel twin) unless its cached library exists; return its path.
-
-    A cached library or object is used only if it is the file recorded when it was written; a
-    corrupt one is built again. Without a compiler, a library built from the same sources is
-    used if the cache has one.
 
     Raises
     ------
@@ -315,42 +261,40 @@ def build(spec: BuildSpec | None = None) -> Path:
     if spec.flavour == "asan":
         require_sanitizer_runtime(f"the {spec.name} library")
     root = cache_root()
-    compiler = found_compiler()
+    compiler = compile_units.found_compiler()
     if compiler is None:
         cached = _cached_without_compiler(root, spec)
         if cached is None:
-            raise missing_compiler(", and no built twin for these sources in the cache")
+            raise compile_units.missing_compiler(
+                ", and no built twin for these sources in the cache"
+            )
         return cached
-    cache = ObjectCache(root, compiler, spec.flags(), spec.base)
+    cache = compile_units.ObjectCache(root, compiler, spec.flags(), spec.base)
     known = [cache.cached(unit) for unit in spec.units]
     if all(known):
-        library = _library(root, spec, compiler, _object_names(root, known))  # type: ignore[arg-type]
-        if verified(library, library.parent / _MANIFEST):
+        library = _library(root, spec, compiler, known)  # type: ignore[arg-type]
+        if compile_units.verified(library, library.parent / _MANIFEST):
             return library
     work = root / _WORK
     _make_folder(work)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time; the others wait, then reuse
-        _remove_leftovers(work)
+        for leftover in work.glob(f"{_WORK_PREFIX}*"):  # what killed builds left
+            shutil.rmtree(leftover, ignore_errors=True)
         with tempfile.TemporaryDirectory(dir=work, prefix=_WORK_PREFIX) as workdir:
             compiled = cache.objects(spec.units, Path(workdir), spec.name)
-            library = _library(root, spec, compiler, _object_names(root, compiled))
-            if not verified(library, library.parent / _MANIFEST):
+            library = _library(root, spec, compiler, compiled)
+            if not compile_units.verified(library, library.parent / _MANIFEST):
                 partial = Path(workdir) / library.name
                 _link(spec, compiler, [entry.obj for entry in compiled], partial)
                 _publish(root, spec, compiled, partial, library)
     return library
 
 
-def build_extra(name: str, sources: Sequence[Path], flavour: str | None = None) -> ctypes.CDLL:
+def build_extra(name: str, sources: Sequence[Path]) -> ctypes.CDLL:
     """Build and load another library against the twin headers (used by the misuse tests)."""
-    base = kernel_spec(flavour)
+    base = kernel_spec()
     runtime = tuple(unit for unit in base.units if unit[0].name in RUNTIME_SOURCES)
-    spec = BuildSpec(
-        name,
-        runtime + tuple((Path(s), ()) for s in sources),
-        base.include_dirs,
-        base.flavour,
-        base=base.base,
-    )
+    units = runtime + tuple((Path(s), ()) for s in sources)
+    spec = BuildSpec(name, units, base.include_dirs, base.flavour, base=base.base)
     return ctypes.CDLL(str(build(spec)))

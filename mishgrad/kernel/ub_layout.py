@@ -88,32 +88,20 @@ def tile_rows(
 ) -> list[list[object]]:
     """One row per call of one tile (see :data:`TILE_HEADERS`), for a table.
 
-    ``#`` is the call's position within the tile; UB operands are shown as
-    ``offset name`` (see :func:`buffer_name`); ``—`` marks an operand the call does not
-    have. The GM offset is the byte offset into the host tensor.
+    ``#`` is the call's position within the tile; UB operands are shown as ``offset name`` (see
+    :func:`buffer_name`); ``—`` marks an operand the call does not have. The GM offset is the
+    byte offset into the host tensor.
     """
     events = core_events(trace, core)
-    tiles = tile_indices(events)
     labels = stages(events)
-    rows = []
-    for position, index in enumerate(np.flatnonzero(tiles == tile)):
-        event = events[index]
-        operands = []
-        for field in ("dst", "src0", "src1"):
-            offset = int(event[field])
-            operands.append("—" if offset < 0 else f"{offset} {buffer_name(offset, buffers)}")
-        gm = int(event["gm_offset"])
-        rows.append(
-            [
-                position,
-                labels[index],
-                event["op"].decode(),
-                int(event["count"]),
-                int(event["bytes"]),
-                *operands,
-                "—" if gm < 0 else gm,
-            ]
-        )
-    if not rows:
+    chosen = np.flatnonzero(tile_indices(events) == tile)
+    if chosen.size == 0:
         raise ValueError(f"core {core} has no tile {tile}")
+    rows = []
+    for position, (event, label) in enumerate(zip(events[chosen], labels[chosen], strict=True)):
+        ub = [int(event[field]) for field in ("dst", "src0", "src1")]
+        operands = [f"{at} {buffer_name(at, buffers)}" if at >= 0 else "—" for at in ub]
+        gm = int(event["gm_offset"])
+        call = [event["op"].decode(), int(event["count"]), int(event["bytes"])]
+        rows.append([position, label, *call, *operands, "—" if gm < 0 else gm])
     return rows

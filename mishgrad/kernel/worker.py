@@ -27,9 +27,12 @@ from .twin_abi import PROGRESS_DTYPE, TwinConfig, load, results, run_entry, run_
 #: What the worker sends once it has loaded the library (or imported the function's module):
 #: the watchdog's clocks start then.
 READY: Final = "ready"
+#: Whether this process is a worker: a learner's library it loads is isolated already.
+serving = False
 
 
-def _attach(name: str) -> SharedMemory:
+def attach(name: str) -> SharedMemory:
+    """The shared-memory block ``name``, which the parent made and will unlink."""
     memory = SharedMemory(name=name)
     # The parent owns the block and unlinks it; without this, this process's resource
     # tracker would unlink it too when it exits, and warn of a leak.
@@ -49,7 +52,7 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
     try:
         pointers: dict[str, int] = {}
         for role, (name, offset) in request["blocks"].items():  # a tensor starts past its guard
-            memories[role] = _attach(name)
+            memories[role] = attach(name)
             pointers[role] = _address(memories[role], offset, buffers)
         board = memories["progress"]
         library.mishgrad_twin_set_progress(
@@ -118,6 +121,8 @@ def main(parent: int, every: float = 0.5) -> None:
     PR_SET_PDEATHSIG: that fires when the *thread* that started the worker ends, as a thread of
     a learner's pool does, and would kill a worker another thread is using.
     """
+    global serving
+    serving = True
     threading.Thread(target=_exit_with, args=(parent, every), daemon=True).start()
     replies = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything else the process prints goes to stderr, not into the pipe

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import vector_math
-from .dtypes import as_dtype, as_input, float32
+from .dtypes import as_dtype, as_input, float32, float_info
 
 #: The largest finite float32. Clamping x to +-FLT_MAX in the product term turns
 #: ``inf * 0`` (NaN) into ``FLT_MAX * 0 = 0`` so that d(+inf) = 1 and d(-inf) = 0.
@@ -164,6 +164,39 @@ def _kernel_parts(x: np.ndarray, numerics: str) -> dict[str, np.ndarray]:
     return {"e": e, "D": denominator, "L": leading, "correction": correction, "P": p, "d": d}
 
 
+#: The 16-bit path's upper clamp of x: its d is 1 above x = 8, and the fraction's w^4 stays
+#: finite in float32 below x = 22 (kernel: ``kNarrowHigh``).
+NARROW_HIGH: Final = np.float32(16.0)
+
+
+def narrow_derivative(x: np.ndarray, halved: bool, numerics: str) -> np.ndarray:
+    """The kernel's ``NarrowDerivative`` (16-bit tensors, no tanhx), operation for operation.
+
+    ``d = w (u (D + 4x) + D) / D^2`` with ``w = exp(x)``, ``u = 1 + w``, ``D = u^2 + 1``, x
+    clamped to ``[-ARGUMENT_CLAMP, NARROW_HIGH]``. ``halved`` (bfloat16): ``h = exp(x/2)``,
+    ``w = h h``, and the quotient is multiplied by h twice, so d stays normal where it is.
+    """
+    x = np.maximum(np.minimum(x, NARROW_HIGH), -ARGUMENT_CLAMP)
+    if halved:
+        e = vector_math.exp(x * float32.type(0.5), numerics)
+        u = e * e + float32.type(1)
+    else:
+        e = vector_math.exp(x, numerics)
+        u = e + float32.type(1)
+    denominator = u * u + float32.type(1)
+    numerator = (x * float32.type(4) + denominator) * u + denominator
+    d = vector_math.div(numerator, denominator * denominator, numerics) * e
+    return d * e if halved else d
+
+
+def _halves_exponent(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` has float32's exponent range (bfloat16): its 16-bit path halves x.
+
+    Its d is normal where exp(x) is subnormal in float32 (x < -87.3) and may be flushed.
+    """
+    return int(float_info(dtype).minexp) == int(np.finfo(float32).minexp)
+
+
 def root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
 
@@ -253,17 +286,28 @@ def dmish_rational(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     return _kernel_parts(x, numerics)["d"]
 
 
-@_float32_formula
-def dmish_ours(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
+def _ours_in_float32(x32: np.ndarray, dtype: np.dtype, numerics: str) -> np.ndarray:
+    """The kernel's d in float32 for a tensor of ``dtype``.
+
+    float32's formula and root window, or the 16-bit path (:func:`narrow_derivative`).
+    """
+    if dtype != float32:
+        return narrow_derivative(x32, _halves_exponent(dtype), numerics)
+    return root_window(x32, _kernel_parts(x32, numerics)["d"])
+
+
+def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
     """Our form, as the kernel computes it, for every dtype.
 
-    :func:`dmish_rational`, and the Taylor polynomial around the root of d
-    (:func:`root_window`). One exponential, of ``-|x|`` (no overflow for any finite x), and
-    one division, by a number in [1, 25]; the limits d(+inf) = 1 and d(-inf) = 0 come out and
-    NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round (one of
-    :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
+    float32: :func:`dmish_rational`, and the Taylor polynomial around the root of d
+    (:func:`root_window`); float16 and bfloat16: :func:`narrow_derivative`. One
+    exponential, one division; the limits d(+inf) = 1 and
+    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
+    (one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
     """
-    return root_window(x, _kernel_parts(x, numerics)["d"])
+    x32, dtype = _widen(x)
+    with np.errstate(all="ignore"):
+        return _ours_in_float32(x32, dtype, numerics).astype(dtype)
 
 
 @_float32_formula
@@ -348,7 +392,8 @@ def mish_backward(
             raise ValueError(f"{name} has dtype {tensor.dtype}, x has {x.dtype}; they must match")
     x32, dtype = _widen(x)
     if tanhx is None:
-        derivative = dmish_ours(x32, numerics)
+        with np.errstate(all="ignore"):
+            derivative = _ours_in_float32(x32, dtype, numerics)
     else:
         derivative = dmish_tanhx(x32, tensors["tanhx"], numerics)
     try:

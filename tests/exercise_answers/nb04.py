@@ -33,9 +33,9 @@ def v1_split_without_the_one_core_rule(
 
 CASES = [
     Case(nb04.check_v1_split, right=v1_split, plausible=v1_split_without_the_one_core_rule),
-    # 128 KiB less 8 KiB, at 40.25 bytes per element, rounded down to 256 elements. The
-    # typical mistake: not rounded down (3052); the wrong one forgets the scratch area.
-    Case(nb04.check_small_chip_tile, right=2816, plausible=3052, wrong=3072),
+    # 128 KiB less 8 KiB, at 44.25 bytes per element, rounded down to 256 elements. The
+    # typical mistake: not rounded down (2776); the wrong one forgets the scratch area.
+    Case(nb04.check_small_chip_tile, right=2560, plausible=2776, wrong=2816),
     Case(
         nb04.check_scratch_edit,
         right=4352,

@@ -107,19 +107,22 @@ inline UbBudget KernelBudget(uint32_t dtypeSize, bool hasTanhx, uint64_t ubBytes
             add("tanhx (float32)", 1, 32);
         }
     }
-    const uint32_t temps = hasTanhx ? 2 : 5;
+    // float32 without tanhx is the one path with Select, masks and five temps; the others,
+    // the 16-bit one without tanhx too, compute with two temps and select nothing.
+    const bool selects = !hasTanhx && !widened;
+    const uint32_t temps = selects ? 5 : 2;
     static const char* const kTempNames[] = {"temp 0", "temp 1", "temp 2", "temp 3", "temp 4"};
     for (uint32_t i = 0; i < temps; ++i) {
         add(kTempNames[i], 1, 32);
     }
-    if (!hasTanhx) {
+    if (selects) {
         add("x > 0 mask (bits)", 1, 1);
         add("x <= 0 mask (bits)", 1, 1);
     }
-    // The no-tanhx kernel uses Select in tensor mode. Where that needs a scratch area, it is
-    // the top 8 KB of the physical UB, and every buffer must end below it.
+    // Select in tensor mode needs a scratch area where the platform says so: the top 8 KB of
+    // the physical UB, and every buffer must end below it.
     const uint64_t physical = ubBytes + soc.reservedBytes;
-    if (hasTanhx || !soc.selectUsesScratch) {
+    if (!selects || !soc.selectUsesScratch) {
         budget.limitBytes = ubBytes;
     } else {
         budget.limitBytes = physical > kSelectScratchBytes ? physical - kSelectScratchBytes : 0;

@@ -11,6 +11,16 @@
 // The op registry lists supported combinations as parallel vectors: entry i of the dtype list
 // goes with entry i of the format list. CANN's code generator compiles this file with
 // -std=c++11, so it stays C++11.
+//
+// Atlas A2 (ascend910b) and A3 (ascend910_93) each get a config, as ops-nn's experimental
+// HardSwishGrad registers both (cann/ops-nn e5c3fa9,
+// experimental/activation/hard_swish_grad/op_host/hard_swish_grad_def.cpp lines 38-39): the
+// package then carries a kernel for each. The tiling is registered by op type alone, the first
+// registration winning (cann/metadef 786891c, base/registry/op_impl_space_registry_v2_impl.cc
+// lines 25-33), while nnopbase looks for a package's kernel only in the folder of the SoC it
+// runs on (cann/opbase aa3cd74, src/nnopbase/composite_op/aclnn_engine/op_kernel_lib.cpp lines
+// 101-130 and 324-351). Without a config for A3, an A3 would run CANN's own MishGrad kernel with
+// this tiling.
 #include <vector>
 
 #include "register/op_def_registry.h"
@@ -47,6 +57,7 @@ public:
             .PrecisionReduceFlag(true)
             .ExtendCfgInfo("opFile.value", "mish_grad");  // the kernel entry file: op_kernel/mish_grad.cpp
         this->AICore().AddConfig("ascend910b", config);
+        this->AICore().AddConfig("ascend910_93", config);
     }
 
 private:

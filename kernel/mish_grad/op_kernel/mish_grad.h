@@ -22,6 +22,12 @@
 // the exponential is taken of x / 2 and P applied as two such factors, so d stays normal
 // wherever the true d is, even where the vector unit flushes a subnormal exp(x) to zero.
 // With tanhx supplied, t is read instead: d = t + x sigmoid(x) (1 - t)(1 + t).
+//
+// float16 and bfloat16 without tanhx take a shorter path (NarrowDerivative): their outputs carry
+// 8 or 11 significant bits, not 24, so a few float32 roundings more are invisible in them and
+// the root window and far band are not needed (notebook 12 measures it on every input). With
+// w = exp(x), u = 1 + w and D = u^2 + 1, one fraction is d:
+//   d = w (u (D + 4x) + D) / D^2
 #ifndef MISHGRAD_KERNEL_H
 #define MISHGRAD_KERNEL_H
 
@@ -60,6 +66,9 @@ constexpr float kRootC1 = 0.26694793f;
 constexpr float kRootC2 = 0.20473127f;
 constexpr float kRootC3 = 0.04190782f;
 constexpr float kRootHalfWidth = 0.04f;
+// The 16-bit path clamps x to [-kArgumentClamp, kNarrowHigh]: above x = 8 the 16-bit d is 1,
+// and below 22 the fraction's w^4 stays finite in float32.
+constexpr float kNarrowHigh = 16.0f;
 
 template <typename T>
 class MishGradKernel {
@@ -109,11 +118,11 @@ public:
                 pipe_.InitBuffer(tanhxFloat_, floatBytes);
             }
         }
-        const int temps = hasTanhx_ ? 2 : kTemps;
+        const int temps = hasTanhx_ || kWidened ? 2 : kTemps;
         for (int i = 0; i < temps; ++i) {
             pipe_.InitBuffer(temp_[i], floatBytes);
         }
-        if (!hasTanhx_) {
+        if (!hasTanhx_ && !kWidened) {
             pipe_.InitBuffer(far_, tileLength_ / 8);
             pipe_.InitBuffer(nonPositive_, tileLength_ / 8);
         }
@@ -131,6 +140,9 @@ public:
 
 private:
     static constexpr bool kWidened = !std::is_same_v<T, float>;
+    // bfloat16 has float32's exponents: its d is normal down to x = -91, past x = -87.3 where
+    // exp(x) is subnormal and may be flushed. float16's d is 0 below x = -21: exp(x) will do.
+    static constexpr bool kHalvedExp = std::is_same_v<T, bfloat16_t>;
 
     __aicore__ inline void CopyIn(uint64_t tile, uint32_t length)
     {
@@ -186,13 +198,14 @@ private:
         if constexpr (kWidened) {
             LocalTensor<float> xf = xFloat_.template Get<float>();
             LocalTensor<float> result = resultFloat_.template Get<float>();
-            LocalTensor<float> tf;
             Cast(xf, x, RoundMode::CAST_NONE, count);
             if (hasTanhx_) {
-                tf = tanhxFloat_.template Get<float>();
+                LocalTensor<float> tf = tanhxFloat_.template Get<float>();
                 Cast(tf, tanhx, RoundMode::CAST_NONE, count);
+                DerivativeFromTanhx(result, xf, tf, count);
+            } else {
+                NarrowDerivative(result, xf, count);
             }
-            Derivative(result, xf, tf, count);
             // grad is needed only now: widen it into temp 1, free by this point.
             LocalTensor<float> gradf = temp_[1].template Get<float>();
             Cast(gradf, grad, RoundMode::CAST_NONE, count);
@@ -212,8 +225,8 @@ private:
         }
     }
 
-    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied). Uses the temps, the
-    // masks and `d` itself as scratch; d may not alias x or tanhx.
+    // d = dmish/dx into `d`, from float32 x (and tanhx, when supplied), for float32 tensors.
+    // Uses the temps, the masks and `d` itself as scratch; d may not alias x or tanhx.
     __aicore__ inline void Derivative(const LocalTensor<float>& d, const LocalTensor<float>& x,
                                       const LocalTensor<float>& tanhx, uint32_t count)
     {
@@ -253,8 +266,6 @@ private:
         Mul(d, w, v, count);
         Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);  // P's second factor
         Mul(d, d, v, count);          // d = P (L - correction)
-        // Every dtype: rounding d to float16 or bfloat16 does not hide the cancellation's error
-        // at the root once grad * d is small (notebook 10).
         RootWindow(d, x, a, e, far, count);
     }
 
@@ -272,6 +283,40 @@ private:
         Muls(e, a, 0.5f, count);
         Select(e, far, e, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, count);
         Exp(e, e, count);
+    }
+
+    // d for 16-bit tensors without tanhx, into `d`: d = w (u (D + 4x) + D) / D^2 with
+    // w = exp(x), u = 1 + w, D = u^2 + 1 (x clamped first: +-inf give 1 and 0, NaN stays).
+    // bfloat16 takes h = exp(x / 2), w = h h, and multiplies the quotient by h twice, so
+    // that d stays normal wherever the true d is. Overwrites x; uses temps 0 and 1.
+    __aicore__ inline void NarrowDerivative(const LocalTensor<float>& d, const LocalTensor<float>& x,
+                                            uint32_t count)
+    {
+        LocalTensor<float> ex = temp_[0].template Get<float>();  // w, or h for bfloat16
+        LocalTensor<float> u = temp_[1].template Get<float>();
+        Mins(x, x, kNarrowHigh, count);
+        Maxs(x, x, -kArgumentClamp, count);
+        if constexpr (kHalvedExp) {
+            Muls(ex, x, 0.5f, count);
+            Exp(ex, ex, count);
+            Mul(u, ex, ex, count);
+            Adds(u, u, 1.0f, count);
+        } else {
+            Exp(ex, x, count);
+            Adds(u, ex, 1.0f, count);
+        }
+        Mul(d, u, u, count);
+        Adds(d, d, 1.0f, count);  // D
+        Muls(x, x, 4.0f, count);
+        Add(x, x, d, count);
+        Mul(x, x, u, count);
+        Add(x, x, d, count);      // u (D + 4x) + D: near the root of d, its terms cancel
+        Mul(d, d, d, count);
+        Div(d, x, d, count);      // the one division
+        Mul(d, d, ex, count);
+        if constexpr (kHalvedExp) {
+            Mul(d, d, ex, count);
+        }
     }
 
     // Near the root x0 of d, every form built on exp(x) keeps an absolute error of a few

@@ -25,11 +25,13 @@
 //   (https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/aclcppdevg_03_0133.html);
 //   a successful call leaves them in place.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "acl/acl.h"
@@ -232,6 +234,19 @@ const char* aclGetRecentErrMsg(void)
     }
     messages.pending.clear();
     return messages.returned.c_str();
+}
+
+const char* aclrtGetSocName(void)
+{
+    // Read once, as CANN reads the chip once: the pointer stays valid for the process.
+    static const std::optional<std::string> name = []() -> std::optional<std::string> {
+        const char* chosen = std::getenv("MISHGRAD_TWIN_SOC_NAME");
+        if (chosen == nullptr) {
+            return "Ascend910B2";
+        }
+        return chosen[0] == '\0' ? std::nullopt : std::optional<std::string>(chosen);
+    }();
+    return name ? name->c_str() : nullptr;
 }
 
 aclError aclInit(const char* configPath)

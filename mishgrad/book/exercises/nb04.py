@@ -39,9 +39,9 @@ V1_SPLIT_FIELDS = ("cores", "big cores", "small core's elements", "big core's el
 #: Exercise 1 plans for this platform's reported UB.
 V1_SPLIT_UB = platforms.platform(platforms.DEFAULT_PLATFORM).ub_reported
 
-#: The made-up chip of exercise 2: 128 KiB of UB, Select with a scratch area, float16 inputs.
+#: The made-up chip of exercise 2: 128 KiB of UB, Select with a scratch area, float32 inputs.
 SMALL_CHIP_UB = 128 * 1024
-SMALL_CHIP_DTYPE_SIZE = 2
+SMALL_CHIP_DTYPE_SIZE = 4
 
 #: Exercise 3 asks for float32 without tanhx on this platform.
 EDIT_PLATFORM = "910B3"
@@ -70,7 +70,7 @@ def check_v1_split(function: Callable[[int, int, bool, int], object] | None) -> 
 
 @checker
 def check_small_chip_tile(answer: object) -> Verdict:
-    """Exercise 2: the tile length of float16 without tanhx on the 128 KiB chip."""
+    """Exercise 2: the tile length of float32 without tanhx on the 128 KiB chip."""
     value = learner_whole_number(answer, usage="answer with a whole number of elements")
     reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
     expected = tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
@@ -78,7 +78,7 @@ def check_small_chip_tile(answer: object) -> Verdict:
         value,
         expected,
         "the limit is the physical UB less Select's 8 KB scratch area; divide it by the "
-        "bytes per element of the 16-bit, no-tanhx column and round down to a multiple of 256",
+        "bytes per element of the float32, no-tanhx column and round down to a multiple of 256",
     )
 
 

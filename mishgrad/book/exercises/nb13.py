@@ -95,6 +95,12 @@ def check_resolver(resolves_to: object) -> Verdict:
         expected = [_expected(op_dir, *case) for case in RESOLVER_CASES]
     if all(got is None for got in answers):  # the scaffold, not yet written
         return UNANSWERED
+    odd = next((got for got in answers if got is not None and not isinstance(got, str)), None)
+    if odd is not None:  # an array or a number: compared with a path, it would raise
+        return wrong(
+            f"resolves_to returned a {type(odd).__name__}: return the operator-relative path "
+            'as a string (such as "op_host/x.h"), or None'
+        )
     for (source, name, target), got, want in zip(RESOLVER_CASES, answers, expected, strict=True):
         if got != want:
             return wrong(

@@ -58,6 +58,11 @@ typedef enum {
 // ("" if none). The pointer is valid until the thread's next call.
 const char* aclGetRecentErrMsg(void);
 
+// The SoC the runtime runs on ("Ascend910B2"; null if it cannot tell), before or without aclInit
+// (CANN's acl_base_rt.h). The twin names $MISHGRAD_TWIN_SOC_NAME if set (null if empty: a host
+// without the NPU driver), else "Ascend910B2", the Atlas A2 its launches plan for by default.
+const char* aclrtGetSocName(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 // Tiling unit test of MishGrad, in the form of ops-nn's op_host tiling tests: the registered
 // tiling function of op type MishGrad, called through a faked TilingContext on an Atlas A2
-// platform (UB 196,608 bytes, 48 vector cores), for each dtype, with and without tanhx.
+// platform (UB 196,608 bytes, 48 vector cores), for each dtype, with and without tanhx, and
+// on Atlas A3, which the op definition registers beside it.
 //
 // Here it is built against the CPU twin's registry and context fakers (make ut); in an
 // ops-nn checkout the same file builds against CANN's (build.sh -u --ophost).
@@ -216,12 +217,30 @@ TEST_F(MishGradTiling, mish_grad_ub_reserve_is_the_platforms)
     EXPECT_EQ(reported + mishgrad::kAscend910BUb.reservedBytes, kAtlasA2Ub);
     platform_ascendc::PlatformAscendC(&a5).GetCoreMemSize(platform_ascendc::CoreMemType::UB, reported);
     EXPECT_EQ(reported + mishgrad::kAscend950Ub.reservedBytes, kAscend950Ub);
-    // Atlas A3 is an Ascend910B to CANN: the same plan as Atlas A2.
-    const uint64_t n = 48ull * 100000;
-    const TilingResult onA2 = RunTiling({{n}, {n}}, ge::DT_FLOAT16, false, kAtlasA2);
-    const TilingResult onA3 = RunTiling({{n}, {n}}, ge::DT_FLOAT16, false, kAtlasA2, "Ascend910_93");
-    ASSERT_EQ(onA3.status, ge::GRAPH_SUCCESS);
-    EXPECT_EQ(onA3.data.tileLength, onA2.data.tileLength);
+}
+
+// Atlas A3 as ops-nn's tiling tests describe it: Atlas A2's UB and cores (cann/ops-nn e5c3fa9,
+// norm/group_norm_swish_grad/tests/ut/op_host/test_group_norm_swish_grad_tiling.cpp lines
+// 52-53, A2_A3_UB_SIZE and A2_A3_CORE_NUM), SoC version "Ascend910_93", an Ascend910B to CANN's
+// tiling API. The package has a kernel for it (op_host/mish_grad_def.cpp), and the tiling gives
+// it Atlas A2's plan, for every dtype, with and without tanhx.
+TEST_F(MishGradTiling, mish_grad_atlas_a3_gets_the_atlas_a2_plan)
+{
+    const uint64_t n = 48ull * 100000 + 7;
+    for (const ge::DataType dtype : {ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16}) {
+        for (const bool tanhx : {false, true}) {
+            const TilingResult a2 = RunTiling({{n}, {n}}, dtype, tanhx, kAtlasA2);
+            const TilingResult a3 = RunTiling({{n}, {n}}, dtype, tanhx, kAtlasA2, "Ascend910_93");
+            ASSERT_EQ(a3.status, ge::GRAPH_SUCCESS) << a3.log;
+            EXPECT_EQ(a3.blockDim, 48u);
+            EXPECT_EQ(a3.data.tileLength, a2.data.tileLength);
+            EXPECT_EQ(a3.data.bigCoreNum, a2.data.bigCoreNum);
+            EXPECT_EQ(a3.data.bigCoreLength, a2.data.bigCoreLength);
+            EXPECT_EQ(a3.data.lastCoreLength, a2.data.lastCoreLength);
+            EXPECT_EQ(a3.workspace, a2.workspace);
+            ExpectCoversExactly(a3.data, n);
+        }
+    }
 }
 
 TEST_F(MishGradTiling, mish_grad_unknown_soc_fails_with_its_reason)
