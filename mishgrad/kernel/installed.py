@@ -148,10 +148,8 @@ def built_for(vendor: Path) -> list[str]:
 def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
     """The vendor folders of CANN's ``opp/vendors/config.ini`` (``load_priority``), in order."""
     opp = opp_path(env)
-    if opp is None:
-        return []
     try:
-        lines = (opp / "vendors" / "config.ini").read_text().splitlines()
+        lines = (opp / "vendors" / "config.ini").read_text().splitlines() if opp else []
     except OSError:
         return []
     for line in lines:  # nnopbase reads the first line that mentions "priority" (L218-254)

@@ -104,9 +104,8 @@ def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) 
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
     (vendor / "op_api" / "include").mkdir(parents=True, exist_ok=True)
-    header = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
-    header = header / "aclnn_mish_backward.h"
-    shutil.copy(header, vendor / "op_api" / "include")
+    op_api = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
+    shutil.copy(op_api / "aclnn_mish_backward.h", vendor / "op_api" / "include")
     for soc in socs:
         config = vendor / KERNEL_CONFIG.format(soc=soc)
         config.parent.mkdir(parents=True, exist_ok=True)
