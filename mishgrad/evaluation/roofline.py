@@ -39,8 +39,6 @@ from mishgrad.kernel.platforms import DEFAULT_PLATFORM, Platform, platform
 from mishgrad.kernel.trace import InstructionCounts, instruction_counts
 from mishgrad.math.dtypes import as_dtype
 
-from . import upstream
-
 #: ops-nn's cross-platform migration guide: for a representative Atlas A2 configuration
 #: (line 21), 24 AI cores at 1.8 (GHz, lines 29-39) and a memory bandwidth of 1.6 TB/s
 #: (lines 56-60). The source of the model's default clock and bandwidth.
@@ -54,11 +52,6 @@ HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
 #: Elements one 256-byte repeat processes: every vector instruction of the kernel works on
 #: float32 (4 bytes).
 ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // 4
-
-#: ops-nn v1's float32 path without tanhx, calls per tile by op: counted from this project's
-#: description of its kernel (:data:`mishgrad.evaluation.upstream.V1_FLOAT32_NO_TANHX`, with
-#: permalinks).
-V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = upstream.V1_FLOAT32_NO_TANHX.counts()
 
 
 @dataclass(frozen=True)
@@ -74,14 +67,9 @@ class KernelCost:
     tensors: tuple[int, int] | None = None
 
     @property
-    def inputs(self) -> int:
-        """Tensors read per element."""
-        return self.tensors[0] if self.tensors else 3 if self.has_tanhx else 2
-
-    @property
     def read_bytes(self) -> int:
-        """Bytes read per element."""
-        return self.inputs * self.dtype_size
+        """Bytes read per element (the inputs)."""
+        return (self.tensors[0] if self.tensors else 3 if self.has_tanhx else 2) * self.dtype_size
 
     @property
     def write_bytes(self) -> int:
@@ -179,16 +167,6 @@ class Prediction:
     def bound(self) -> str:
         """``"bandwidth"`` or ``"vector"``: which of the two takes longer."""
         return "bandwidth" if self.memory_seconds >= self.vector_seconds else "vector"
-
-    @property
-    def steady_seconds(self) -> float:
-        """The roofline without fill and drain: the larger of memory and vector time."""
-        return max(self.memory_seconds, self.vector_seconds)
-
-    @property
-    def fill_share(self) -> float:
-        """Share of the predicted time spent filling and draining the pipeline."""
-        return 1.0 - self.steady_seconds / self.seconds
 
     @property
     def elements_per_second(self) -> float:
