@@ -1,10 +1,8 @@
 """Figures, tables and an explorer for the tiling notebook (notebook 04).
 
-Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan:
-the UB budget (:func:`budget_bars`), the split into cores and tiles (:func:`core_split`,
-:func:`plan_table`) and an explorer of the split (:func:`split_explorer`). Figure functions
-create their figure (or draw into ``ax``) and return it without showing it; the notebook cell
-ends with ``plt.show()``.
+Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan.
+Figure functions create their figure (or draw into ``ax``) and return it without showing it;
+the notebook cell ends with ``plt.show()``.
 """
 
 from __future__ import annotations

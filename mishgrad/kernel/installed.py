@@ -241,8 +241,7 @@ def activation(
     if kind != "ascend-builtin":
         raise ValueError(f"kind must be 'ascend' or 'ascend-builtin', not {kind!r}")
     cleaned = {**env, "ASCEND_CUSTOM_OPP_PATH": ":".join(_without_package(env))}
-    overrides = kernel_overrides(cleaned)
-    if overrides:
+    if overrides := kernel_overrides(cleaned):
         listed = ", ".join(map(str, overrides))
         raise PackageError(
             f"MISHGRAD_BACKEND=ascend-builtin cannot run CANN's own MishGrad kernel: {listed} "
