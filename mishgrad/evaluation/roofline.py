@@ -163,16 +163,6 @@ class Prediction:
     vector_seconds: float
     seconds: float  # the larger of the two plus the pipeline's fill and drain
 
-    @property
-    def bound(self) -> str:
-        """``"bandwidth"`` or ``"vector"``: which of the two takes longer."""
-        return "bandwidth" if self.memory_seconds >= self.vector_seconds else "vector"
-
-    @property
-    def elements_per_second(self) -> float:
-        """Throughput of the launch."""
-        return self.n / self.seconds
-
 
 def _repeats(elements: int) -> int:
     return -(-elements // ELEMENTS_PER_REPEAT)
@@ -247,11 +237,6 @@ class Roofline:
         """Bytes per second at which memory and vector time are equal (bandwidth-bound below)."""
         return self.vector_elements_per_second(cost) * cost.bytes_per_element
 
-    def ridge_clock(self, cost: KernelCost) -> float:
-        """Clock (Hz) at which memory and vector time are equal (bandwidth-bound above)."""
-        ratio = self.memory_elements_per_second(cost) / self.vector_elements_per_second(cost)
-        return self.model.clock_hz * ratio
-
     def instruction_headroom(self, cost: KernelCost) -> float:
         """Instructions the kernel could add before its vector time reaches its memory time.
 
@@ -298,10 +283,6 @@ class Roofline:
             seconds = max(memory + v_last, vector + in_first + out_last)
             predictions.append(Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds))
         return max(predictions, key=lambda prediction: prediction.seconds)
-
-    def sweep(self, ns: Iterable[int], cost: KernelCost) -> list[Prediction]:
-        """:meth:`predict` for every n."""
-        return [self.predict(int(n), cost) for n in ns]
 
     def parameters(self) -> list[tuple[str, float, str]]:
         """(name, value, what it is and how certain) of every parameter, for a table."""
