@@ -136,18 +136,16 @@ def measure_cost(
     """
     from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
 
-    resolved = as_dtype(dtype)
-    chip = platform(on)
-    tile = tiling.max_tile_length(
-        resolved.itemsize, has_tanhx, chip.ub_reported, chip.select_uses_scratch
-    )
+    resolved, chip = as_dtype(dtype), platform(on)
+    size = resolved.itemsize
+    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
     run = twin.run_kernel(
         np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
     )
     label = label or f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
-    return cost_from_counts(instruction_counts(run.trace), resolved.itemsize, has_tanhx, label)
+    return cost_from_counts(instruction_counts(run.trace), size, has_tanhx, label)
 
 
 @dataclass(frozen=True)
@@ -243,10 +241,9 @@ class Roofline:
         Counted at the default cycles per repeat; negative if the kernel is vector-bound
         (then it is how many it would have to shed).
         """
-        per_instruction = self.model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
-        memory_cycles = (
-            self.model.vector_cores * self.model.clock_hz / self.memory_elements_per_second(cost)
-        )
+        model = self.model
+        per_instruction = model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
+        memory_cycles = model.vector_cores * model.clock_hz / self.memory_elements_per_second(cost)
         return (memory_cycles - self.vector_cycles_per_element(cost)) / per_instruction
 
     # -- one launch ----------------------------------------------------------------------
@@ -267,10 +264,9 @@ class Roofline:
 
         """
         plan = tiling.plan_for(int(n), cost.dtype_size, cost.has_tanhx, self.chip)
-        core_bps = self.model.hbm_bytes_per_second / self.model.vector_cores
-        repeat_seconds = (
-            cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / self.model.clock_hz
-        )
+        model = self.model
+        core_bps = model.hbm_bytes_per_second / model.vector_cores
+        repeat_seconds = cost.cycles_per_repeat(model, self.op_cycles_per_repeat) / model.clock_hz
         predictions = []
         for kind in tiling.core_kinds(plan):
             tiles, tail = kind.tiles, kind.tail

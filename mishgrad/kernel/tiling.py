@@ -50,15 +50,11 @@ def buffer_kind(name: str) -> str:
 
 def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
     """The buffers the kernel allocates (in the order of ``MishGradKernel::Init``)."""
-    io = 8 * dtype_size
-    buffers = [Buffer("grad queue", BUFFER_NUM, io), Buffer("x queue", BUFFER_NUM, io)]
-    if has_tanhx:
-        buffers.append(Buffer("tanhx queue", BUFFER_NUM, io))
-    buffers.append(Buffer("x_grad queue", BUFFER_NUM, io))
+    queues = ["grad", "x", "tanhx", "x_grad"] if has_tanhx else ["grad", "x", "x_grad"]
+    buffers = [Buffer(f"{name} queue", BUFFER_NUM, 8 * dtype_size) for name in queues]
     if dtype_size != 4:  # 16-bit inputs are widened to float32 copies
-        buffers += [Buffer("x (float32)", 1, 32), Buffer("result (float32)", 1, 32)]
-        if has_tanhx:
-            buffers.append(Buffer("tanhx (float32)", 1, 32))
+        widened = ["x", "result", "tanhx"] if has_tanhx else ["x", "result"]
+        buffers += [Buffer(f"{name} (float32)", 1, 32) for name in widened]
     selecting = selects(dtype_size, has_tanhx)
     buffers += [Buffer(f"temp {i}", 1, 32) for i in range(5 if selecting else 2)]
     if selecting:

@@ -50,10 +50,9 @@ def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
     The array arguments are the parameters without a default (``x``, ``tanhx``), each taken by
-    :func:`_widen` under its own name; the others (the numerics model) pass through unchanged,
-    given by position or by name. Overflow, underflow and invalid operations are the subject of
-    this project, so NumPy's floating-point warnings are silenced inside formulas: the results
-    show them.
+    :func:`_widen` under its own name; the others (the numerics model) pass through. Overflow,
+    underflow and invalid operations are the subject of this project, so NumPy's floating-point
+    warnings are silenced inside formulas: the results show them.
     """
     signature = inspect.signature(body)
     tensors = [name for name, p in signature.parameters.items() if p.default is p.empty]
