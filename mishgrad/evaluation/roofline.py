@@ -49,8 +49,7 @@ PLATFORM_GUIDE: Final = permalink(
 #: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
 #: (the low end of third-party reports) and notebook 12 shows how the verdicts move.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
-#: Elements one 256-byte repeat processes: every vector instruction of the kernel works on
-#: float32 (4 bytes).
+#: Elements one 256-byte repeat of a float32 vector instruction processes.
 ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // 4
 
 
@@ -96,11 +95,8 @@ def cost_from_counts(
     counts: InstructionCounts | Mapping[str, int], dtype_size: int, has_tanhx: bool, label: str = ""
 ) -> KernelCost:
     """A :class:`KernelCost` from instruction counts (a trace's or cited ones)."""
-    return KernelCost(dtype_size, has_tanhx, dict(_by_op(counts)), label)
-
-
-def _by_op(counts: InstructionCounts | Mapping[str, int]) -> Mapping[str, int]:
-    return counts.by_op if isinstance(counts, InstructionCounts) else counts
+    by_op = counts.by_op if isinstance(counts, InstructionCounts) else counts
+    return KernelCost(dtype_size, has_tanhx, dict(by_op), label)
 
 
 def operator_cost(
@@ -115,9 +111,9 @@ def operator_cost(
     ``given`` names the inputs a launch passes (default: all but the optional ones); every
     tensor moves once per element in ``dtype``.
     """
-    size = as_dtype(dtype).itemsize
-    tensors = spec.tensors_moved(given)
-    return KernelCost(size, False, dict(_by_op(counts)), label or f"{spec.name}, {dtype}", tensors)
+    size, tensors = as_dtype(dtype).itemsize, spec.tensors_moved(given)
+    cost = cost_from_counts(counts, size, False, label or f"{spec.name}, {dtype}")
+    return dataclasses.replace(cost, tensors=tensors)
 
 
 def measure_cost(

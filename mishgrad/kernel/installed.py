@@ -92,9 +92,7 @@ def candidates(env: Mapping[str, str] = os.environ) -> list[Package]:
         else:
             found.append(Package(entry / "vendors" / opsnn.VENDOR_DIR, "custom"))
     opp = opp_path(env)
-    if opp is not None:
-        found.append(Package(opp / "vendors" / opsnn.VENDOR_DIR, "shared"))
-    return found
+    return found + ([Package(opp / "vendors" / opsnn.VENDOR_DIR, "shared")] if opp else [])
 
 
 def install_command(env: Mapping[str, str] = os.environ) -> str:

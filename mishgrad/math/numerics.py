@@ -292,9 +292,8 @@ def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
 
     float32: :func:`dmish_rational`, and the Taylor polynomial around the root of d
     (:func:`root_window`); float16 and bfloat16: :func:`narrow_derivative`. One exponential,
-    one division; the limits d(+inf) = 1 and d(-inf) = 0 come out and NaN stays NaN.
-    ``numerics`` is how ``Exp`` and ``Div`` round (one of
-    :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
+    one division; d(+inf) = 1, d(-inf) = 0 and NaN stays NaN. ``numerics`` is how ``Exp`` and
+    ``Div`` round (:data:`~mishgrad.math.vector_math.NUMERICS_MODELS`).
     """
     x32, dtype = _widen(x)
     with np.errstate(all="ignore"):
