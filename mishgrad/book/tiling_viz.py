@@ -1,10 +1,8 @@
 """Figures, tables and an explorer for the tiling notebook (notebook 04).
 
-Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan:
-the UB budget (:func:`budget_bars`), the split into cores and tiles (:func:`core_split`,
-:func:`plan_table`) and an explorer of the split (:func:`split_explorer`). Figure functions
-create their figure (or draw into ``ax``) and return it without showing it; the notebook cell
-ends with ``plt.show()``.
+Everything here draws what :mod:`mishgrad.kernel.tiling` computes; nothing re-derives a plan.
+Figure functions create their figure (or draw into ``ax``) and return it without showing it;
+the notebook cell ends with ``plt.show()``.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import matplotlib.pyplot as plt
@@ -24,6 +21,7 @@ from matplotlib.patches import Patch
 
 from mishgrad.kernel import tiling
 from mishgrad.kernel.platforms import PLATFORMS, Platform, platform
+from mishgrad.kernel.tiling import core_kinds
 from mishgrad.math.dtypes import DTYPES, as_dtype
 
 from .i18n import translate
@@ -111,28 +109,6 @@ TAIL_COLOR: Final = "tab:orange"
 MAX_DRAWN_TILES: Final = 200
 
 
-@dataclass(frozen=True)
-class CoreKind:
-    """One kind of core in a plan: how many there are and what each one processes."""
-
-    kind: str  # "big", "small" or "last"
-    cores: int
-    length: int
-    tiles: int
-    tail: int
-
-
-def core_kinds(plan: tiling.TilingPlan) -> list[CoreKind]:
-    """The big, small and last cores of ``plan`` (kinds with no core are left out)."""
-    small = plan.blockDim - plan.bigCoreNum - 1
-    kinds = [
-        CoreKind("big", plan.bigCoreNum, plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength),
-        CoreKind("small", small, plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength),
-        CoreKind("last", 1, plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength),
-    ]
-    return [kind for kind in kinds if kind.cores > 0]
-
-
 def plan_table(plan: tiling.TilingPlan) -> Markdown:
     """A Markdown table of a plan by kind of core: which cores, elements, tiles, tail, range."""
     rows, first_core, first_element = [], 0, 0
@@ -190,8 +166,7 @@ def core_split(
             ]
     if boundaries:
         ax.add_collection(LineCollection(boundaries, colors="white", linewidths=1.0))
-    longest = max(length for _, length in slices)
-    ax.set_xlim(0, longest * 1.02)
+    ax.set_xlim(0, max(length for _, length in slices) * 1.02)
     ax.set_ylim(plan.blockDim - 0.5, -0.5)
     ticks = [0, plan.blockDim - 1]
     if all(abs(plan.bigCoreNum - t) >= plan.blockDim / 8 for t in ticks):
@@ -270,13 +245,11 @@ def split_explorer(
     tanhx_box = widgets.Checkbox(value=has_tanhx, description="tanhx")
     chip_box = widgets.Dropdown(options=list(PLATFORMS), value=on, description="platform")
     out = widgets.Output()
+    controls: Sequence[widgets.Widget] = (length, dtype_box, tanhx_box, chip_box)
 
     def redraw(_change: object = None) -> None:
-        out.outputs = explorer_outputs(
-            length.value, dtype_box.value, tanhx_box.value, chip_box.value
-        )
+        out.outputs = explorer_outputs(*(control.value for control in controls))
 
-    controls: Sequence[widgets.Widget] = (length, dtype_box, tanhx_box, chip_box)
     for control in controls:
         control.observe(redraw, names="value")
     redraw()

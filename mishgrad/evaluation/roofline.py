@@ -16,11 +16,9 @@ equal share of the bandwidth) are those of notebook 06's pipeline model,
 :class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions;
 :meth:`Roofline.parameters` lists them with their sources (:data:`PLATFORM_GUIDE`).
 
-For one launch of n elements, :meth:`Roofline.predict` plans the tiles with the tiling model
-(:func:`mishgrad.kernel.tiling.plan_for`) and, for the busiest core, adds pipeline fill and drain to
-the roofline: the first tile's copy-in precedes all computing, the last tile's copy-out
-follows it. Launch overhead and per-instruction start-up costs are not modelled: for small
-n the prediction is a lower bound.
+For one launch, :meth:`Roofline.predict` adds the pipeline's fill and drain (the first tile's
+copy-in, the last tile's copy-out) to the busiest core's roofline. Launch overhead and start-up
+costs are not modelled: for small n the prediction is a lower bound.
 """
 
 from __future__ import annotations
@@ -41,8 +39,6 @@ from mishgrad.kernel.platforms import DEFAULT_PLATFORM, Platform, platform
 from mishgrad.kernel.trace import InstructionCounts, instruction_counts
 from mishgrad.math.dtypes import as_dtype
 
-from . import upstream
-
 #: ops-nn's cross-platform migration guide: for a representative Atlas A2 configuration
 #: (line 21), 24 AI cores at 1.8 (GHz, lines 29-39) and a memory bandwidth of 1.6 TB/s
 #: (lines 56-60). The source of the model's default clock and bandwidth.
@@ -53,52 +49,26 @@ PLATFORM_GUIDE: Final = permalink(
 #: configuration; a kernel streams at less, so the model also runs at an assumed 1.2 TB/s
 #: (the low end of third-party reports) and notebook 12 shows how the verdicts move.
 HBM_BANDWIDTH_RANGE: Final = (1.2e12, 1.6e12)
-#: Bytes per element of the data every vector instruction of the kernel works on (float32).
-COMPUTE_BYTES: Final = 4
 #: Elements one 256-byte repeat of a float32 vector instruction processes.
-ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // COMPUTE_BYTES
-
-#: ops-nn v1's float32 path without tanhx, calls per tile by op: counted from this project's
-#: description of its kernel (:data:`mishgrad.evaluation.upstream.V1_FLOAT32_NO_TANHX`, with
-#: permalinks).
-V1_FLOAT32_NO_TANHX: Final[dict[str, int]] = upstream.V1_FLOAT32_NO_TANHX.counts()
+ELEMENTS_PER_REPEAT: Final = tiling.REPEAT_BYTES // 4
 
 
 @dataclass(frozen=True)
 class KernelCost:
-    """What one element costs the kernel: global-memory bytes and vector instructions.
+    """What one element costs the kernel: global-memory bytes and vector instructions."""
 
-    Attributes
-    ----------
-    dtype_size
-        Bytes per element of the tensors (4 or 2).
-    has_tanhx
-        Whether the kernel reads ``tanhx`` (MishGrad's tiling plans for it).
-    instructions
-        Vector instructions per tile by op (each covers the whole tile).
-    label
-        A name for tables and plots.
-    tensors
-        Tensors read and written per element, for any operator (:func:`operator_cost`);
-        ``None``: MishGrad's, ``grad`` and ``x`` (and ``tanhx``) read, ``x_grad`` written.
-
-    """
-
-    dtype_size: int
-    has_tanhx: bool
-    instructions: Mapping[str, int]
-    label: str = ""
+    dtype_size: int  # bytes per element of the tensors (4 or 2)
+    has_tanhx: bool  # whether the kernel reads ``tanhx`` (MishGrad's tiling plans for it)
+    instructions: Mapping[str, int]  # vector instructions per tile by op (each covers the tile)
+    label: str = ""  # a name for tables and plots
+    #: Tensors read and written per element, for any operator (:func:`operator_cost`);
+    #: ``None``: MishGrad's, ``grad`` and ``x`` (and ``tanhx``) read, ``x_grad`` written.
     tensors: tuple[int, int] | None = None
 
     @property
-    def inputs(self) -> int:
-        """Tensors read per element."""
-        return self.tensors[0] if self.tensors else 3 if self.has_tanhx else 2
-
-    @property
     def read_bytes(self) -> int:
-        """Bytes read per element."""
-        return self.inputs * self.dtype_size
+        """Bytes read per element (the inputs)."""
+        return (self.tensors[0] if self.tensors else 3 if self.has_tanhx else 2) * self.dtype_size
 
     @property
     def write_bytes(self) -> int:
@@ -125,11 +95,8 @@ def cost_from_counts(
     counts: InstructionCounts | Mapping[str, int], dtype_size: int, has_tanhx: bool, label: str = ""
 ) -> KernelCost:
     """A :class:`KernelCost` from instruction counts (a trace's or cited ones)."""
-    return KernelCost(dtype_size, has_tanhx, dict(_by_op(counts)), label)
-
-
-def _by_op(counts: InstructionCounts | Mapping[str, int]) -> Mapping[str, int]:
-    return counts.by_op if isinstance(counts, InstructionCounts) else counts
+    by_op = counts.by_op if isinstance(counts, InstructionCounts) else counts
+    return KernelCost(dtype_size, has_tanhx, dict(by_op), label)
 
 
 def operator_cost(
@@ -144,9 +111,9 @@ def operator_cost(
     ``given`` names the inputs a launch passes (default: all but the optional ones); every
     tensor moves once per element in ``dtype``.
     """
-    size = as_dtype(dtype).itemsize
-    tensors = spec.tensors_moved(given)
-    return KernelCost(size, False, dict(_by_op(counts)), label or f"{spec.name}, {dtype}", tensors)
+    size, tensors = as_dtype(dtype).itemsize, spec.tensors_moved(given)
+    cost = cost_from_counts(counts, size, False, label or f"{spec.name}, {dtype}")
+    return dataclasses.replace(cost, tensors=tensors)
 
 
 def measure_cost(
@@ -165,77 +132,30 @@ def measure_cost(
     """
     from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
 
-    resolved = as_dtype(dtype)
-    chip = platform(on)
-    tile = tiling.max_tile_length(
-        resolved.itemsize, has_tanhx, chip.ub_reported, chip.select_uses_scratch
-    )
+    resolved, chip = as_dtype(dtype), platform(on)
+    size = resolved.itemsize
+    tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
     tanhx = np.full_like(x, 0.5) if has_tanhx else None
     run = twin.run_kernel(
         np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
     )
-    branch = "tanhx" if has_tanhx else "no tanhx"
-    return cost_from_counts(
-        instruction_counts(run.trace), resolved.itemsize, has_tanhx, label or f"{dtype}, {branch}"
-    )
+    label = label or f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
+    return cost_from_counts(instruction_counts(run.trace), size, has_tanhx, label)
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """The model's answer for one launch of ``n`` elements.
-
-    Attributes
-    ----------
-    n
-        Elements.
-    cores
-        Vector cores the tiling uses.
-    tiles
-        Tiles of the busiest core.
-    memory_seconds, vector_seconds
-        The busiest core's memory traffic at its share of the bandwidth, and its vector
-        instructions.
-    seconds
-        Predicted time: the larger of the two plus the pipeline's fill and drain.
-
-    """
+    """The model's answer for one launch of ``n`` elements."""
 
     n: int
-    cores: int
-    tiles: int
+    cores: int  # vector cores the tiling uses
+    tiles: int  # tiles of the busiest core
+    #: The busiest core's memory traffic at its share of the bandwidth, and its vector
+    #: instructions.
     memory_seconds: float
     vector_seconds: float
-    seconds: float
-
-    @property
-    def bound(self) -> str:
-        """``"bandwidth"`` or ``"vector"``: which of the two takes longer."""
-        return "bandwidth" if self.memory_seconds >= self.vector_seconds else "vector"
-
-    @property
-    def steady_seconds(self) -> float:
-        """The roofline without fill and drain: the larger of memory and vector time."""
-        return max(self.memory_seconds, self.vector_seconds)
-
-    @property
-    def fill_share(self) -> float:
-        """Share of the predicted time spent filling and draining the pipeline."""
-        return 1.0 - self.steady_seconds / self.seconds
-
-    @property
-    def elements_per_second(self) -> float:
-        """Throughput of the launch."""
-        return self.n / self.seconds
-
-
-def _core_kinds(plan: tiling.TilingPlan) -> Iterable[tuple[int, int, int]]:
-    """(elements, tiles, last tile's elements) of each kind of core the plan uses."""
-    if plan.bigCoreNum:
-        yield plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength
-    if plan.blockDim - plan.bigCoreNum > 1:
-        yield plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength
-    yield plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength
+    seconds: float  # the larger of the two plus the pipeline's fill and drain
 
 
 def _repeats(elements: int) -> int:
@@ -244,23 +164,14 @@ def _repeats(elements: int) -> int:
 
 @dataclass(frozen=True)
 class Roofline:
-    """Atlas A2 (or another platform) as the roofline sees it.
+    """Atlas A2 (or another platform) as the roofline sees it."""
 
-    Attributes
-    ----------
-    chip
-        The platform: its vector cores and UB (for the tiling).
-    model
-        Bandwidth, clock and cycles per repeat (:class:`mishgrad.kernel.pipeline.PipelineModel`);
-        its ``vector_cores`` must equal the chip's.
-    op_cycles_per_repeat
-        Cycles per repeat of particular ops (e.g. ``{"Exp": 4}``); the others cost
-        ``model.vector_cycles_per_repeat``.
-
-    """
-
+    #: The platform: its vector cores and UB (for the tiling).
     chip: Platform = field(default_factory=lambda: platform(DEFAULT_PLATFORM))
+    #: Bandwidth, clock and cycles per repeat; its ``vector_cores`` must equal the chip's.
     model: PipelineModel = field(default_factory=PipelineModel)
+    #: Cycles per repeat of particular ops (e.g. ``{"Exp": 4}``); the others cost
+    #: ``model.vector_cycles_per_repeat``.
     op_cycles_per_repeat: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -279,21 +190,12 @@ class Roofline:
     ) -> Roofline:
         """The roofline of ``chip``: PipelineModel's defaults, overridden by ``parameters``.
 
-        Parameters
-        ----------
-        chip
-            A key of :data:`mishgrad.kernel.platforms.PLATFORMS` or a Platform.
-        op_cycles_per_repeat
-            Per-op cycles per repeat (see the class).
-        **parameters
-            Fields of :class:`~mishgrad.kernel.pipeline.PipelineModel`, e.g.
-            ``hbm_bytes_per_second=1.2e12``.
-
+        ``chip`` is a key of :data:`mishgrad.kernel.platforms.PLATFORMS` or a Platform;
+        ``parameters`` are fields of :class:`~mishgrad.kernel.pipeline.PipelineModel`, e.g.
+        ``hbm_bytes_per_second=1.2e12``.
         """
         resolved = platform(chip)
-        model = dataclasses.replace(
-            PipelineModel(), vector_cores=resolved.vector_cores, **parameters
-        )
+        model = PipelineModel(vector_cores=resolved.vector_cores, **parameters)
         return cls(resolved, model, dict(op_cycles_per_repeat or {}))
 
     def replace(self, **parameters: float) -> Roofline:
@@ -321,31 +223,13 @@ class Roofline:
         return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
 
     def bandwidth_share(self, cost: KernelCost) -> float:
-        """Share of the bandwidth roof the kernel reaches for large n.
-
-        1 when bandwidth-bound; else the vector units' throughput over what the bandwidth
-        could feed.
-        """
+        """Share of the bandwidth roof the kernel reaches for large n (1 when bandwidth-bound)."""
         vector = self.vector_elements_per_second(cost)
         return min(1.0, vector / self.memory_elements_per_second(cost))
 
     def ridge_bandwidth(self, cost: KernelCost) -> float:
-        """Bytes per second at which memory and vector time are equal.
-
-        Below it the kernel is bandwidth-bound, above it vector-bound.
-        """
+        """Bytes per second at which memory and vector time are equal (bandwidth-bound below)."""
         return self.vector_elements_per_second(cost) * cost.bytes_per_element
-
-    def ridge_clock(self, cost: KernelCost) -> float:
-        """Clock (Hz) at which memory and vector time are equal at the model's bandwidth.
-
-        Above it the kernel is bandwidth-bound, below it vector-bound.
-        """
-        return (
-            self.model.clock_hz
-            * self.memory_elements_per_second(cost)
-            / self.vector_elements_per_second(cost)
-        )
 
     def instruction_headroom(self, cost: KernelCost) -> float:
         """Instructions the kernel could add before its vector time reaches its memory time.
@@ -353,16 +237,15 @@ class Roofline:
         Counted at the default cycles per repeat; negative if the kernel is vector-bound
         (then it is how many it would have to shed).
         """
-        per_instruction = self.model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
-        memory_cycles = (
-            self.model.vector_cores * self.model.clock_hz / self.memory_elements_per_second(cost)
-        )
+        model = self.model
+        per_instruction = model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
+        memory_cycles = model.vector_cores * model.clock_hz / self.memory_elements_per_second(cost)
         return (memory_cycles - self.vector_cycles_per_element(cost)) / per_instruction
 
     # -- one launch ----------------------------------------------------------------------
 
     def predict(self, n: int, cost: KernelCost) -> Prediction:
-        """Predict one launch of ``n`` elements (see the module doc for the formula).
+        """Predict one launch of ``n`` elements, tiled by :func:`mishgrad.kernel.tiling.plan_for`.
 
         For each kind of core of the tiling plan (big, small, last), with ``M`` its memory
         time, ``V`` its vector time, ``v_last`` the vector time of its last tile and
@@ -377,54 +260,32 @@ class Roofline:
 
         """
         plan = tiling.plan_for(int(n), cost.dtype_size, cost.has_tanhx, self.chip)
-        core_bps = self.model.hbm_bytes_per_second / self.model.vector_cores
-        repeat_seconds = (
-            cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / self.model.clock_hz
-        )
-        best: Prediction | None = None
-        for elements, tiles, tail in _core_kinds(plan):
-            first = plan.tileLength if tiles > 1 else tail
-            memory = elements * cost.bytes_per_element / core_bps
+        model = self.model
+        core_bps = model.hbm_bytes_per_second / model.vector_cores
+        repeat_seconds = cost.cycles_per_repeat(model, self.op_cycles_per_repeat) / model.clock_hz
+        predictions = []
+        for kind in tiling.core_kinds(plan):
+            tiles, tail = kind.tiles, kind.tail
+            memory = kind.length * cost.bytes_per_element / core_bps
             repeats = (tiles - 1) * _repeats(plan.tileLength) + _repeats(tail)
             vector = repeats * repeat_seconds
             v_last = _repeats(tail) * repeat_seconds
-            in_first = first * cost.read_bytes / core_bps
+            in_first = (plan.tileLength if tiles > 1 else tail) * cost.read_bytes / core_bps
             out_last = tail * cost.write_bytes / core_bps
             seconds = max(memory + v_last, vector + in_first + out_last)
-            candidate = Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds)
-            if best is None or candidate.seconds > best.seconds:
-                best = candidate
-        assert best is not None  # the last core always exists
-        return best
-
-    def sweep(self, ns: Iterable[int], cost: KernelCost) -> list[Prediction]:
-        """:meth:`predict` for every n."""
-        return [self.predict(int(n), cost) for n in ns]
+            predictions.append(Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds))
+        return max(predictions, key=lambda prediction: prediction.seconds)
 
     def parameters(self) -> list[tuple[str, float, str]]:
         """(name, value, what it is and how certain) of every parameter, for a table."""
         low, high = HBM_BANDWIDTH_RANGE
-        return [
-            (
-                "hbm_bytes_per_second",
-                self.model.hbm_bytes_per_second,
-                f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide (peak), "
-                f"{low:.3g} assumed as the low end",
-            ),
-            ("clock_hz", self.model.clock_hz, "AI core clock; ops-nn's migration guide"),
-            (
-                "vector_cycles_per_repeat",
-                self.model.vector_cycles_per_repeat,
-                "cycles per 256-byte repeat of every instruction; assumed",
-            ),
-            (
-                "vector_cores",
-                self.model.vector_cores,
-                f"{self.chip.name} (mishgrad.kernel.platforms)",
-            ),
-            (
-                "elements per repeat",
-                ELEMENTS_PER_REPEAT,
-                f"{tiling.REPEAT_BYTES}-byte repeat of float32",
-            ),
-        ]
+        notes = {  # by field of the PipelineModel
+            "hbm_bytes_per_second": f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide "
+            f"(peak), {low:.3g} assumed as the low end",
+            "clock_hz": "AI core clock; ops-nn's migration guide",
+            "vector_cycles_per_repeat": "cycles per 256-byte repeat of every instruction; assumed",
+            "vector_cores": f"{self.chip.name} (mishgrad.kernel.platforms)",
+        }
+        rows = [(name, getattr(self.model, name), note) for name, note in notes.items()]
+        repeat = f"{tiling.REPEAT_BYTES}-byte repeat of float32"
+        return [*rows, ("elements per repeat", ELEMENTS_PER_REPEAT, repeat)]

@@ -92,9 +92,7 @@ def candidates(env: Mapping[str, str] = os.environ) -> list[Package]:
         else:
             found.append(Package(entry / "vendors" / opsnn.VENDOR_DIR, "custom"))
     opp = opp_path(env)
-    if opp is not None:
-        found.append(Package(opp / "vendors" / opsnn.VENDOR_DIR, "shared"))
-    return found
+    return found + ([Package(opp / "vendors" / opsnn.VENDOR_DIR, "shared")] if opp else [])
 
 
 def install_command(env: Mapping[str, str] = os.environ) -> str:
@@ -148,10 +146,8 @@ def built_for(vendor: Path) -> list[str]:
 def listed_vendors(env: Mapping[str, str] = os.environ) -> list[Path]:
     """The vendor folders of CANN's ``opp/vendors/config.ini`` (``load_priority``), in order."""
     opp = opp_path(env)
-    if opp is None:
-        return []
     try:
-        lines = (opp / "vendors" / "config.ini").read_text().splitlines()
+        lines = (opp / "vendors" / "config.ini").read_text().splitlines() if opp else []
     except OSError:
         return []
     for line in lines:  # nnopbase reads the first line that mentions "priority" (L218-254)
@@ -243,8 +239,7 @@ def activation(
     if kind != "ascend-builtin":
         raise ValueError(f"kind must be 'ascend' or 'ascend-builtin', not {kind!r}")
     cleaned = {**env, "ASCEND_CUSTOM_OPP_PATH": ":".join(_without_package(env))}
-    overrides = kernel_overrides(cleaned)
-    if overrides:
+    if overrides := kernel_overrides(cleaned):
         listed = ", ".join(map(str, overrides))
         raise PackageError(
             f"MISHGRAD_BACKEND=ascend-builtin cannot run CANN's own MishGrad kernel: {listed} "

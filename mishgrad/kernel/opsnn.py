@@ -53,9 +53,7 @@ INSTALL_COMMAND: Final = "bash build_out/cann-ops-nn-*.run"
 #: Directories of the operator (relative to it) that ops-nn adds to each target's include
 #: path, beyond CANN's own. A quoted include also finds files beside the including file.
 INCLUDE_DIRS: Final[dict[str, tuple[str, ...]]] = {
-    "kernel": (),
-    "op_def": (),
-    "infershape": (),
+    **dict.fromkeys(("kernel", "op_def", "infershape"), ()),
     "tiling": ("op_host", "op_host/../.."),
     "op_api": ("op_host/op_api",),
     # the example is compiled with the installed package's op_api/include (run.sh), which
@@ -104,9 +102,8 @@ def stand_in_package(vendor: Path, library: Path, socs: tuple[str, ...] = SOCS) 
     (vendor / "op_api" / "lib").mkdir(parents=True, exist_ok=True)
     shutil.copy(library, vendor / "op_api" / "lib" / "libcust_opapi.so")
     (vendor / "op_api" / "include").mkdir(parents=True, exist_ok=True)
-    header = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
-    header = header / "aclnn_mish_backward.h"
-    shutil.copy(header, vendor / "op_api" / "include")
+    op_api = Path(__file__).resolve().parents[2] / "kernel" / OP_NAME / "op_host" / "op_api"
+    shutil.copy(op_api / "aclnn_mish_backward.h", vendor / "op_api" / "include")
     for soc in socs:
         config = vendor / KERNEL_CONFIG.format(soc=soc)
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -167,8 +164,6 @@ def probe_backend(cann: Path, kind: str, **variables: str) -> str:
             f"served by ROOT/{Path(served).resolve().relative_to(root)}; "
             f"ASCEND_CUSTOM_OPP_PATH={':'.join(relative)}"
         )
-    lines = result.stderr.strip().splitlines()
-    error = next(
-        (line for line in reversed(lines) if "Error: " in line and not line.startswith(" ")), ""
-    )
+    errors = [line for line in result.stderr.strip().splitlines() if "Error: " in line]
+    error = next((line for line in reversed(errors) if not line.startswith(" ")), "")
     return "stops: " + error.split("Error: ", 1)[-1].replace(str(root), "ROOT")

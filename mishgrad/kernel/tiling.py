@@ -50,15 +50,11 @@ def buffer_kind(name: str) -> str:
 
 def budget(dtype_size: int, has_tanhx: bool) -> list[Buffer]:
     """The buffers the kernel allocates (in the order of ``MishGradKernel::Init``)."""
-    io = 8 * dtype_size
-    buffers = [Buffer("grad queue", BUFFER_NUM, io), Buffer("x queue", BUFFER_NUM, io)]
-    if has_tanhx:
-        buffers.append(Buffer("tanhx queue", BUFFER_NUM, io))
-    buffers.append(Buffer("x_grad queue", BUFFER_NUM, io))
+    queues = ["grad", "x", "tanhx", "x_grad"] if has_tanhx else ["grad", "x", "x_grad"]
+    buffers = [Buffer(f"{name} queue", BUFFER_NUM, 8 * dtype_size) for name in queues]
     if dtype_size != 4:  # 16-bit inputs are widened to float32 copies
-        buffers += [Buffer("x (float32)", 1, 32), Buffer("result (float32)", 1, 32)]
-        if has_tanhx:
-            buffers.append(Buffer("tanhx (float32)", 1, 32))
+        widened = ["x", "result", "tanhx"] if has_tanhx else ["x", "result"]
+        buffers += [Buffer(f"{name} (float32)", 1, 32) for name in widened]
     selecting = selects(dtype_size, has_tanhx)
     buffers += [Buffer(f"temp {i}", 1, 32) for i in range(5 if selecting else 2)]
     if selecting:
@@ -133,6 +129,28 @@ class TilingPlan:
         return slices
 
 
+@dataclass(frozen=True)
+class CoreKind:
+    """One kind of core in a plan: how many there are and what each one processes."""
+
+    kind: str  # "big", "small" or "last"
+    cores: int
+    length: int
+    tiles: int
+    tail: int
+
+
+def core_kinds(plan: TilingPlan) -> list[CoreKind]:
+    """The big, small and last cores of ``plan`` (kinds with no core are left out)."""
+    small = plan.blockDim - plan.bigCoreNum - 1
+    kinds = [
+        CoreKind("big", plan.bigCoreNum, plan.bigCoreLength, plan.bigTileNum, plan.bigTailLength),
+        CoreKind("small", small, plan.smallCoreLength, plan.smallTileNum, plan.smallTailLength),
+        CoreKind("last", 1, plan.lastCoreLength, plan.lastTileNum, plan.lastTailLength),
+    ]
+    return [kind for kind in kinds if kind.cores > 0]
+
+
 class TilingError(ValueError):
     """The inputs admit no plan (the C++ function returns the same status)."""
 
@@ -185,19 +203,9 @@ def plan(
     big_length = small_length + unit
     last_start = big * big_length + (cores - 1 - big) * small_length
     last_length = total_length - last_start
-    return TilingPlan(
-        total_length,
-        cores,
-        big,
-        big_length,
-        small_length,
-        last_length,
-        tile,
-        int(has_tanhx),
-        *_tiles(big_length, tile),
-        *_tiles(small_length, tile),
-        *_tiles(last_length, tile),
-    )
+    lengths = (big_length, small_length, last_length)
+    tiles = [field for length in lengths for field in _tiles(length, tile)]  # count, tail each
+    return TilingPlan(total_length, cores, big, *lengths, tile, int(has_tanhx), *tiles)
 
 
 def plan_for(
@@ -205,14 +213,8 @@ def plan_for(
 ) -> TilingPlan:
     """:func:`plan` for a named platform (see :mod:`mishgrad.kernel.platforms`)."""
     chip = platform(on)
-    return plan(
-        total_length,
-        dtype_size,
-        has_tanhx,
-        chip.ub_reported,
-        chip.vector_cores,
-        chip.select_uses_scratch,
-    )
+    ub_and_cores = (chip.ub_reported, chip.vector_cores, chip.select_uses_scratch)
+    return plan(total_length, dtype_size, has_tanhx, *ub_and_cores)
 
 
 #: ops-nn v1's UB part counts: (element size, has tanhx) -> parts; one part is one tile
@@ -244,14 +246,8 @@ def v1_split(
     """
     block = v1_block_bytes(has_tanhx)
     blocks = -(-total_length * dtype_size // block)
-    if v1_tile_length(ub_reported, dtype_size, has_tanhx) >= total_length:
-        cores = 1
-    else:
-        cores = min(core_count, blocks)
+    one_tile = v1_tile_length(ub_reported, dtype_size, has_tanhx) >= total_length
+    cores = 1 if one_tile else min(core_count, blocks)
     per_core = blocks // cores
-    return (
-        cores,
-        blocks % cores,
-        per_core * block // dtype_size,
-        (per_core + 1) * block // dtype_size,
-    )
+    small, big = per_core * block // dtype_size, (per_core + 1) * block // dtype_size
+    return cores, blocks % cores, small, big

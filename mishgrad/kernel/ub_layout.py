@@ -1,9 +1,4 @@
-"""The UB map: the kernel's ``InitBuffer`` calls from the trace, named after the tiling's budget.
-
-:func:`ub_map` names each allocation after the budget table of
-:func:`mishgrad.kernel.tiling.budget`; :func:`buffer_name` names any UB offset (``"x queue[1]"``),
-which :func:`tile_rows` uses to show one tile's calls.
-"""
+"""The UB map: the kernel's ``InitBuffer`` calls from the trace, named after the tiling's budget."""
 
 from __future__ import annotations
 

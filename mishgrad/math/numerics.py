@@ -50,10 +50,9 @@ def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
     The array arguments are the parameters without a default (``x``, ``tanhx``), each taken by
-    :func:`_widen` under its own name; the others (the numerics model) pass through unchanged,
-    given by position or by name. Overflow, underflow and invalid operations are the subject of
-    this project, so NumPy's floating-point warnings are silenced inside formulas: the results
-    show them.
+    :func:`_widen` under its own name; the others (the numerics model) pass through. Overflow,
+    underflow and invalid operations are the subject of this project, so NumPy's floating-point
+    warnings are silenced inside formulas: the results show them.
     """
     signature = inspect.signature(body)
     tensors = [name for name, p in signature.parameters.items() if p.default is p.empty]
@@ -189,14 +188,6 @@ def narrow_derivative(x: np.ndarray, halved: bool, numerics: str) -> np.ndarray:
     return d * e if halved else d
 
 
-def _halves_exponent(dtype: np.dtype) -> bool:
-    """Whether ``dtype`` has float32's exponent range (bfloat16): its 16-bit path halves x.
-
-    Its d is normal where exp(x) is subnormal in float32 (x < -87.3) and may be flushed.
-    """
-    return int(float_info(dtype).minexp) == int(np.finfo(float32).minexp)
-
-
 def root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The kernel's ``RootWindow``: ``u (c1 + u (c2 + c3 u))`` where ``|u| < ROOT_HALF_WIDTH``.
 
@@ -287,23 +278,22 @@ def dmish_rational(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
 
 
 def _ours_in_float32(x32: np.ndarray, dtype: np.dtype, numerics: str) -> np.ndarray:
-    """The kernel's d in float32 for a tensor of ``dtype``.
-
-    float32's formula and root window, or the 16-bit path (:func:`narrow_derivative`).
-    """
-    if dtype != float32:
-        return narrow_derivative(x32, _halves_exponent(dtype), numerics)
-    return root_window(x32, _kernel_parts(x32, numerics)["d"])
+    """The kernel's d in float32 for a tensor of ``dtype`` (:func:`dmish_ours`)."""
+    if dtype == float32:
+        return root_window(x32, _kernel_parts(x32, numerics)["d"])
+    # bfloat16 has float32's exponent range: its d is normal where exp(x) is subnormal in
+    # float32 (x < -87.3) and may be flushed, so its 16-bit path halves x
+    halved = int(float_info(dtype).minexp) == int(np.finfo(float32).minexp)
+    return narrow_derivative(x32, halved, numerics)
 
 
 def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
     """Our form, as the kernel computes it, for every dtype.
 
     float32: :func:`dmish_rational`, and the Taylor polynomial around the root of d
-    (:func:`root_window`); float16 and bfloat16: :func:`narrow_derivative`. One
-    exponential, one division; the limits d(+inf) = 1 and
-    d(-inf) = 0 come out and NaN stays NaN. ``numerics`` is how ``Exp`` and ``Div`` round
-    (one of :data:`mishgrad.kernel.twin.NUMERICS_MODELS`; see :mod:`mishgrad.math.vector_math`).
+    (:func:`root_window`); float16 and bfloat16: :func:`narrow_derivative`. One exponential,
+    one division; d(+inf) = 1, d(-inf) = 0 and NaN stays NaN. ``numerics`` is how ``Exp`` and
+    ``Div`` round (:data:`~mishgrad.math.vector_math.NUMERICS_MODELS`).
     """
     x32, dtype = _widen(x)
     with np.errstate(all="ignore"):

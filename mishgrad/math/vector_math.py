@@ -142,13 +142,9 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
             return np.exp(x.astype(np.float64)).astype(np.float32)
         shape, x = x.shape, np.atleast_1d(x)
         key = _bits(x) ^ _EXP_SALT
-        result = np.where(
-            np.abs(x) < _EXP_NEAR_ZERO,
-            _exp_near_zero(x, key, model),
-            _pick(
-                _exp_double(np.clip(x, _EXP_UNDERFLOW, _EXP_OVERFLOW)), _EXP_TOLERANCE, key, model
-            ),
-        )
+        exact = _exp_double(np.clip(x, _EXP_UNDERFLOW, _EXP_OVERFLOW))
+        picked = _pick(exact, _EXP_TOLERANCE, key, model)
+        result = np.where(np.abs(x) < _EXP_NEAR_ZERO, _exp_near_zero(x, key, model), picked)
         result = np.where(x == 0, np.float32(1), result)
         result = np.where(x < _EXP_UNDERFLOW, np.float32(0), result)
         result = np.where(np.isnan(x) | (x > _EXP_OVERFLOW), x + np.float32(np.inf), result)

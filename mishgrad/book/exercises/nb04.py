@@ -41,7 +41,6 @@ V1_SPLIT_UB = platforms.platform(platforms.DEFAULT_PLATFORM).ub_reported
 
 #: The made-up chip of exercise 2: 128 KiB of UB, Select with a scratch area, float32 inputs.
 SMALL_CHIP_UB = 128 * 1024
-SMALL_CHIP_DTYPE_SIZE = 4
 
 #: Exercise 3 asks for float32 without tanhx on this platform.
 EDIT_PLATFORM = "910B3"
@@ -73,7 +72,7 @@ def check_small_chip_tile(answer: object) -> Verdict:
     """Exercise 2: the tile length of float32 without tanhx on the 128 KiB chip."""
     value = learner_whole_number(answer, usage="answer with a whole number of elements")
     reported = SMALL_CHIP_UB - platforms.UB_RESERVED_BYTES
-    expected = tiling.max_tile_length(SMALL_CHIP_DTYPE_SIZE, False, reported, select_scratch=True)
+    expected = tiling.max_tile_length(4, False, reported, select_scratch=True)
     return equal_or_hint(
         value,
         expected,
