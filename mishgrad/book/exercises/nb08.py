@@ -9,7 +9,6 @@ from typing import Final
 import numpy as np
 
 from mishgrad import aclnn
-from mishgrad.kernel import isolation
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
@@ -191,22 +190,10 @@ def check_pool_offset(answer: object) -> Verdict:
     return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
 
 
-def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
+def _statuses_of_copy(kernel_dir: Path) -> tuple[int, int]:
     """Phase 1's statuses for 9 and 10 dimensions on the twin built from a copy of kernel/."""
-    with aclnn.Session(aclnn.twin_backend(Path(kernel_dir))) as session:
+    with aclnn.Session(aclnn.twin_backend(kernel_dir)) as session:
         return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
-
-
-def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
-    """:func:`_statuses_of_copy` in a worker process, the copy built here first.
-
-    A compile error is then the learner's to read, the build's progress line goes to the
-    notebook's stdout (whatever a worker prints goes to stderr: a pink box in JupyterLab; the
-    worker finds the library built), and the worker's watchdog times phase 1 alone, never the
-    build.
-    """
-    aclnn.twin_library(scratch.path)
-    return isolation.call(_statuses_of_copy, str(scratch.path))
 
 
 @checker
@@ -219,8 +206,9 @@ def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     )
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
-    # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses = call_on_copy(scratch, _statuses_in_a_worker, scratch)
+    # The copy's library is loaded in a worker process: an edit that crashes or hangs cannot
+    # take the notebook down (aclnn.twin_backend).
+    statuses = call_on_copy(scratch, _statuses_of_copy, scratch.path)
     if statuses[0] != 0:
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(
