@@ -26,15 +26,12 @@ from .call import get_workspace_size, run
 from .session import Session
 
 _LAYOUT = source.OPERATOR_DIR / "op_kernel" / "mish_grad_tiling_data.h"
-
-
-def _stamp_constants() -> dict[str, int]:
-    text = _LAYOUT.read_text()
-    found = re.findall(r"constexpr uint32_t kStamp(\w+) = (0x[0-9A-Fa-f]+|\d+)u?;", text)
-    return {name: int(value, 0) for name, value in found}
-
-
-_CONSTANTS: Final = _stamp_constants()
+_CONSTANTS: Final = {
+    name: int(value, 0)
+    for name, value in re.findall(
+        r"constexpr uint32_t kStamp(\w+) = (0x[0-9A-Fa-f]+|\d+)u?;", _LAYOUT.read_text()
+    )
+}
 #: The stamp's words, its version and its first two words, as the kernel's header defines them.
 STAMP_WORDS: Final = _CONSTANTS["Words"]
 STAMP_VERSION: Final = _CONSTANTS["Version"]

@@ -34,8 +34,6 @@ class AclError(RuntimeError):
 
     Attributes
     ----------
-    code
-        The status code.
     name
         Its name (``ACLNN_ERR_PARAM_INVALID``, ...).
     api
