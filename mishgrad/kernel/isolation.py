@@ -102,38 +102,19 @@ class KernelError(RuntimeError):
 
 @dataclass(frozen=True)
 class Watchdog:
-    """When the parent stops a request that does not finish.
+    """When the parent stops a request that does not finish (see the module's description)."""
 
-    Attributes
-    ----------
-    stall
-        Seconds in which no core of a launch makes an AscendC call: an endless loop without one.
-    calls
-        AscendC calls one core of a launch may make; ``None``: :meth:`calls_for` its tiles.
-    limit
-        Seconds a tiling or a :func:`call` may take; ``None``: :meth:`limit_for` the input's
-        size. A launch is never stopped for its running time.
-    tell
-        Seconds after which a launch that still runs says so, once: each core's AscendC calls
-        so far, and that Interrupt stops it.
-
-    """
-
-    stall: float = 10.0
-    calls: int | None = None
-    limit: float | None = None
-    tell: float = 5.0
+    stall: float = 10.0  # seconds in which no core of a launch makes an AscendC call
+    calls: int | None = None  # AscendC calls one core of a launch may make (None: calls_for)
+    limit: float | None = None  # seconds a request without a board may take (None: limit_for)
+    tell: float = 5.0  # seconds after which a launch that still runs says so, once
 
     def limit_for(self, elements: int) -> float:
         """The time limit for ``elements`` elements: 60 s, and 10 s more per million."""
         return self.limit if self.limit is not None else 60.0 + elements * 1e-5
 
     def calls_for(self, tiles: int) -> int:
-        """The AscendC calls a core with ``tiles`` tiles may make.
-
-        :data:`CALLS_PER_TILE` per tile, and as many again for what a kernel does before and
-        after its tiles.
-        """
+        """The calls a core may make: :data:`CALLS_PER_TILE` per tile, and as many around them."""
         return self.calls if self.calls is not None else CALLS_PER_TILE * (tiles + 1)
 
 
@@ -203,13 +184,6 @@ def _per_core(calls: np.ndarray, shown: int = 3) -> str:
     return listed + ", " + translate(f"… {int(calls.sum()):,} on all {calls.size} cores")
 
 
-def _cores(indices: np.ndarray, limit: int = 6) -> str:
-    listed = ", ".join(map(str, indices[:limit]))
-    return (
-        translate(f"{listed} and {indices.size - limit} more") if indices.size > limit else listed
-    )
-
-
 def _last_calls(board: np.ndarray | None) -> str:
     """Each core's last AscendC call, from the progress board, for a message."""
     if board is None or not board["calls"].any():
@@ -222,7 +196,12 @@ def _last_calls(board: np.ndarray | None) -> str:
     if busy.size > 4:
         calls = translate(f"{calls} and {busy.size - 4} more cores")
     last = translate(f"after these last AscendC calls: {calls}")
-    return translate(f"{last}; no call yet on core {_cores(idle)}") if idle.size else last
+    if not idle.size:
+        return last
+    cores = ", ".join(map(str, idle[:6]))
+    if idle.size > 6:
+        cores = translate(f"{cores} and {idle.size - 6} more")
+    return translate(f"{last}; no call yet on core {cores}")
 
 
 def _crashed(worker: _Worker, board: Board | None) -> str:
@@ -257,14 +236,10 @@ class _Watch:
     def __init__(self, watchdog: Watchdog, limit: float, board: Board | None, budget: int):
         self.watchdog, self.limit, self.board, self.budget = watchdog, limit, board, budget
         self.start = self.last_change = time.monotonic()
-        self.last_calls = 0
-        self.told = False
+        self.last_calls, self.told = 0, False
 
     def look(self) -> None:
-        """Raise :class:`KernelError` if the request must be stopped now.
-
-        A launch that runs past :attr:`Watchdog.tell` is said to, once.
-        """
+        """Raise :class:`KernelError` if the request must stop now; say once that it runs long."""
         now = time.monotonic()
         if self.board is None:
             if now - self.start > self.limit:
@@ -398,7 +373,7 @@ def call(
 def tiling(
     path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
 ) -> tuple[int, bytes]:
-    """``function(*arguments)``, MishGrad's tiling, of the library at ``path``, in the worker.
+    """MishGrad's tiling ``function(*arguments)`` of the library at ``path``, in the worker.
 
     Returns the status and the ``MishGradTilingData`` bytes.
     """
