@@ -17,9 +17,7 @@ from . import Verdict, correct, expect, is_number, is_whole_number, learner_answ
 
 
 def learner_result(
-    function: Callable[[np.ndarray], object],
-    x: np.ndarray,
-    dtype: np.dtype | None = None,
+    function: Callable[[np.ndarray], object], x: np.ndarray, dtype: np.dtype | None = None
 ) -> np.ndarray:
     """Call ``function`` on a copy of ``x``; return its array.
 

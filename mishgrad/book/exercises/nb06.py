@@ -26,18 +26,15 @@ from . import (
 _RNG_SEED = 606
 
 
-def _unit_model() -> pipeline.PipelineModel:
-    # One byte per cycle and one cycle per repeat: a tile's stage cycles are its numbers.
-    return pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
-
-
 def _measured_period(stages: tuple[int, int, int], buffers: int) -> float:
     """Steady-state cycles per tile of the modelled pipeline: the slope of its makespan."""
     copy_in, compute, copy_out = stages
+    # One byte per cycle and one cycle per repeat: a tile's stage cycles are its numbers.
+    model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
 
     def span(tiles: int) -> float:
         work = [pipeline.TileWork(i, copy_in, (compute,), copy_out) for i in range(tiles)]
-        return pipeline.makespan(pipeline.schedule(work, _unit_model(), buffers=buffers))
+        return pipeline.makespan(pipeline.schedule(work, model, buffers=buffers))
 
     return (span(64) - span(32)) / 32
 

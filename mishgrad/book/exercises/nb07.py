@@ -11,15 +11,7 @@ import numpy as np
 
 from mishgrad.kernel.scratch import ScratchKernel
 
-from . import (
-    Verdict,
-    call_on_copy,
-    checker,
-    correct,
-    learner_answer,
-    learner_function,
-    wrong,
-)
+from . import Verdict, call_on_copy, checker, correct, learner_answer, learner_function, wrong
 from .learner import learner_whole_number
 
 #: The seed of these exercises' cases (notebook 06's, where they were exercises 3 and 4).

@@ -89,8 +89,7 @@ def _workspace(session: aclnn.Session, n: int, dtypes: tuple[str, str, str]) -> 
     tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
     phase1 = aclnn.get_workspace_size(session, *tensors)
     phase1.close()
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
+    session.release(*tensors)  # a checker makes many tensors in one session: free them now
     return phase1.workspace_size
 
 
@@ -156,8 +155,7 @@ def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
         phase1.close()
     session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
     session.free(pool)
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
+    session.release(*tensors)
     return status == 0
 
 
