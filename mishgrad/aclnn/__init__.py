@@ -45,43 +45,25 @@ May import: :mod:`mishgrad.kernel`, :mod:`mishgrad.math`, :mod:`mishgrad.citatio
 :mod:`mishgrad.paths`.
 """
 
-from .backends import load_backend, twin_backend, twin_library
-from .binding import (
-    ACL_DTYPE,
-    ACL_FORMAT_ND,
-    MALLOC_HUGE_FIRST,
-    MEMCPY_DEVICE_TO_HOST,
-    MEMCPY_HOST_TO_DEVICE,
-    SIGNATURES,
-    Backend,
-    checked_ints,
-)
-from .call import get_workspace_size, mish_backward, result_dtype, run
-from .provenance import KernelReport, Stamp, which_kernel
-from .session import DeviceTensor, Session
-from .status import STATUS_NAMES, AclError
-
-__all__ = [
-    "ACL_DTYPE",
-    "ACL_FORMAT_ND",
-    "MALLOC_HUGE_FIRST",
-    "MEMCPY_DEVICE_TO_HOST",
-    "MEMCPY_HOST_TO_DEVICE",
-    "SIGNATURES",
-    "STATUS_NAMES",
-    "AclError",
-    "Backend",
-    "DeviceTensor",
-    "KernelReport",
-    "Session",
-    "Stamp",
-    "checked_ints",
-    "get_workspace_size",
-    "load_backend",
-    "mish_backward",
-    "result_dtype",
-    "run",
-    "twin_backend",
-    "twin_library",
-    "which_kernel",
-]
+# `name as name`: the package's public names, re-exported.
+from .backends import load_backend as load_backend
+from .backends import twin_backend as twin_backend
+from .binding import ACL_DTYPE as ACL_DTYPE
+from .binding import ACL_FORMAT_ND as ACL_FORMAT_ND
+from .binding import MALLOC_HUGE_FIRST as MALLOC_HUGE_FIRST
+from .binding import MEMCPY_DEVICE_TO_HOST as MEMCPY_DEVICE_TO_HOST
+from .binding import MEMCPY_HOST_TO_DEVICE as MEMCPY_HOST_TO_DEVICE
+from .binding import SIGNATURES as SIGNATURES
+from .binding import Backend as Backend
+from .binding import checked_ints as checked_ints
+from .call import get_workspace_size as get_workspace_size
+from .call import mish_backward as mish_backward
+from .call import result_dtype as result_dtype
+from .call import run as run
+from .provenance import KernelReport as KernelReport
+from .provenance import Stamp as Stamp
+from .provenance import which_kernel as which_kernel
+from .session import DeviceTensor as DeviceTensor
+from .session import Session as Session
+from .status import STATUS_NAMES as STATUS_NAMES
+from .status import AclError as AclError

@@ -65,15 +65,12 @@ SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
 
 @dataclass
 class Backend:
-    """The loaded libraries and the bound functions.
-
-    ``ended`` is None while calls reach the library; a worker's backend
-    (:mod:`~mishgrad.aclnn.isolated`) sets it to why its worker process ended.
-    """
+    """The loaded libraries and the bound functions."""
 
     name: str
     libraries: dict[str, str]  # role -> path
     functions: dict[str, Callable[..., Any]] = field(repr=False)
+    #: None while calls reach the library; a worker's backend sets it to why its worker ended.
     ended: str | None = field(default=None, repr=False)
     #: Whether the library runs in a worker process (:mod:`~mishgrad.aclnn.isolated`).
     in_worker: ClassVar[bool] = False

@@ -131,10 +131,7 @@ def run(
 
 
 def result_dtype(grad: npt.DTypeLike, x: npt.DTypeLike) -> np.dtype:
-    """The promoted dtype of the result: equal dtypes stay, any other pair is float32.
-
-    In the machine's byte order, whatever the inputs' (``'>f2'`` and ``'<f2'`` are equal).
-    """
+    """The result's dtype: equal dtypes stay (native byte order), any other pair is float32."""
     grad, x = native_dtype(grad), native_dtype(x)
     return grad if grad == x else DTYPES["float32"]
 

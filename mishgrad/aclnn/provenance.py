@@ -104,16 +104,13 @@ def which_kernel(session: Session, length: int = 4096) -> KernelReport:
     try:
         phase1 = get_workspace_size(session, grad, x, out)
         workspace = np.zeros(phase1.workspace_size, dtype=np.uint8)
-        address = session.malloc(workspace.nbytes) if workspace.nbytes else None
+        address = session.malloc(max(workspace.nbytes, 1))
         try:
-            if address is not None:
-                session.upload(address, workspace)  # a stamp left by an earlier call would lie
+            session.upload(address, workspace)  # a stamp left by an earlier call would lie
             run(session, phase1, workspace=address)
-            if address is not None:
-                session.download(address, workspace)
+            session.download(address, workspace)
         finally:
-            if address is not None:
-                session.free(address)
+            session.free(address)
     finally:
         session.release(grad, x, out)
     stamp = find_stamp(workspace.tobytes())
