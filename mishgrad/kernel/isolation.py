@@ -96,8 +96,7 @@ class KernelError(RuntimeError):
 
     def __init__(self, message: str, log: str = "", *, stalled: float | None = None) -> None:
         super().__init__(translate(message))
-        self.log = log
-        self.stalled = stalled
+        self.log, self.stalled = log, stalled
 
 
 @dataclass(frozen=True)
@@ -373,10 +372,7 @@ def call(
 def tiling(
     path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
 ) -> tuple[int, bytes]:
-    """MishGrad's tiling ``function(*arguments)`` of the library at ``path``, in the worker.
-
-    Returns the status and the ``MishGradTilingData`` bytes.
-    """
+    """MishGrad's tiling ``function(*arguments)`` in the worker: its status and data's bytes."""
     return _call("tiling", path, (function, arguments), None, watchdog, watchdog.limit_for(0))
 
 
