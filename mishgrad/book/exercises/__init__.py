@@ -151,10 +151,7 @@ def equal_or_hint(answer: object, expected: object, hint: str) -> Verdict:
 
 
 def call_learner(function: Callable[..., object], *args: object) -> object:
-    """Call a function the learner wrote; an exception becomes a wrong verdict, not a crash.
-
-    That verdict, naming the exception, is raised as an :class:`EarlyVerdict`.
-    """
+    """Call a learner's function: an exception is a wrong verdict, an :class:`EarlyVerdict`."""
     try:
         return function(*args)
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
@@ -164,10 +161,7 @@ def call_learner(function: Callable[..., object], *args: object) -> object:
 def learner_answer(
     function: Callable[..., object], *args: object, shape: Shape, usage: str
 ) -> object:
-    """What the learner's function returns (:func:`call_learner`), :func:`expect`-ed of ``shape``.
-
-    A function still returning ``None`` (the scaffold) is :data:`UNANSWERED`.
-    """
+    """The learner's function's result (:func:`call_learner`), :func:`expect`-ed of ``shape``."""
     result = call_learner(function, *args)
     expect(result, shape, usage=usage)
     return result

@@ -107,10 +107,8 @@ def _power(x: np.ndarray) -> np.ndarray:
 def check_exp_power(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(x) ** 100`` overflows in float16 arithmetic.
 
-    The answer is a float16 value, compared exactly. ln(Ω)/100 itself (a float64 number
-    between two float16 values) is wrong, and so is each of its float16 neighbours, the
-    answers that forget that np.exp(x) is rounded: a hint says on which side of the threshold
-    an answer is.
+    Compared exactly (see :data:`POWER`); a hint says on which side of the threshold a wrong
+    answer is.
     """
     value = learner_float(answer)
     if not in_dtype(value, dtypes.float16):

@@ -60,11 +60,7 @@ def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
 
 @learner_function("answer with a function phase1_status(grad, self, out)")
 def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
-    """The learner's ``phase1_status(grad, self, out)`` against the twin's phase 1.
-
-    Each argument is ``None`` (a null pointer) or ``(shape, dtype name)``; the function
-    returns the status code phase 1 returns.
-    """
+    """The learner's ``phase1_status(grad, self, out)`` (each a :data:`Spec`) against phase 1."""
     with aclnn.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
