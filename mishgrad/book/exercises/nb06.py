@@ -39,6 +39,9 @@ def _measured_period(stages: tuple[int, int, int], buffers: int) -> float:
     return (span(64) - span(32)) / 32
 
 
+_PERIOD_USAGE: Final = "return the period, a number of cycles"
+
+
 @learner_function("write a function period(copy_in, compute, copy_out, buffers)")
 def check_steady_state_period(function: Callable[[int, int, int, int], float] | None) -> Verdict:
     """Exercise 1: cycles per tile of a long run of equal tiles, for any number of buffers."""
@@ -46,13 +49,7 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     for _ in range(40):
         stages = tuple(int(v) for v in rng.integers(1, 200, 3))
         buffers = int(rng.integers(1, 6))
-        got = learner_answer(
-            function,
-            *stages,
-            buffers,
-            shape=is_number,
-            usage="return the period, a number of cycles",
-        )
+        got = learner_answer(function, *stages, buffers, shape=is_number, usage=_PERIOD_USAGE)
         expected = _measured_period(stages, buffers)  # type: ignore[arg-type]
         if abs(float(got) - expected) > 1e-6:  # type: ignore[arg-type]
             return wrong(

@@ -58,18 +58,16 @@ def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
     return phase1.status
 
 
+_STATUS_USAGE: Final = "return the status code, a whole number"
+
+
 @learner_function("answer with a function phase1_status(grad, self, out)")
 def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
     """The learner's ``phase1_status(grad, self, out)`` (each a :data:`Spec`) against phase 1."""
     with aclnn.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
-            got = learner_answer(
-                learner,
-                *specs,
-                shape=is_whole_number,
-                usage="return the status code, a whole number",
-            )
+            got = learner_answer(learner, *specs, shape=is_whole_number, usage=_STATUS_USAGE)
             if got != expected:
                 return wrong(
                     f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
