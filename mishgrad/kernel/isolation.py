@@ -24,12 +24,10 @@ writes. The parent waits in short steps, and:
   not see, is caught after the launch when it changed the guard bytes around a tensor or an
   input itself (:mod:`mishgrad.kernel.shared_tensors`).
 
-There is one worker, and threads take turns: a request (sending it, the replies, stopping a
-worker that failed) holds a lock, and each launch has shared-memory blocks of its own.
-
-The watchdog's clocks start when the worker says it is ready (the library loaded, or the
-function's module imported), so a busy machine that is slow to start Python is not taken for
-a kernel that hangs. A stopped worker is replaced by a fresh one at the next call.
+There is one worker, and threads take turns (:func:`_call`). The watchdog's clocks start when
+the worker says it is ready (the library loaded, or the function's module imported), so a busy
+machine that is slow to start Python is not taken for a kernel that hangs. A stopped worker is
+replaced by a fresh one at the next call.
 """
 
 from __future__ import annotations
