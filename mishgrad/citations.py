@@ -23,13 +23,6 @@ OPBASE: Final = ("https://gitcode.com/cann/opbase", "aa3cd74b7f6d772acd64ff48292
 #: pytorch/pytorch: the CPU ``mish_backward`` (``aten/src/ATen/native/cpu/Activation.cpp``),
 #: the formula users compare an NPU operator with.
 PYTORCH: Final = ("https://github.com/pytorch/pytorch", "02def0cdf6a7ac1e08f66a2c573ef07def8663b3")
-#: CANN's aclrtMalloc page (CANN community edition 8.1.RC1.alpha001): the padding of an
-#: allocation, and the advice to allocate ahead rather than per operator. One version for
-#: every notebook that cites it.
-ACLRTMALLOC_PAGE: Final = (
-    "https://hiascend.com/document/detail/zh/CANNCommunityEdition/81RC1alpha001/"
-    "apiref/appdevgapi/aclcppdevg_03_0095.html"
-)
 
 
 def permalink(

@@ -22,17 +22,9 @@ from mishgrad.math.dtypes import TABLE
 #: their records, and the others a hostile caller may pass.
 ACL_DTYPE: Final[dict[str, int]] = {
     **{name: record.acl_code for name, record in TABLE.items()},
-    "int8": 2,
-    "int32": 3,
-    "uint8": 4,
-    "int16": 6,
-    "uint16": 7,
-    "uint32": 8,
-    "int64": 9,
-    "uint64": 10,
-    "float64": 11,
-    "bool": 12,
-}
+    "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7, "uint32": 8, "int64": 9,
+    "uint64": 10, "float64": 11, "bool": 12,
+}  # fmt: skip
 ACL_FORMAT_ND: Final = 2
 MEMCPY_HOST_TO_DEVICE: Final = 1
 MEMCPY_DEVICE_TO_HOST: Final = 2
@@ -40,7 +32,7 @@ MALLOC_HUGE_FIRST: Final = 0
 
 
 c = ctypes
-_P = c.c_void_p
+_P, _I64S = c.c_void_p, c.POINTER(c.c_int64)
 #: Every function of the ABI: (library role, result type, argument types), with CANN's signatures.
 SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
     "aclInit": ("runtime", c.c_int, [c.c_char_p]),
@@ -57,17 +49,8 @@ SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
     "aclCreateTensor": (
         "tensors",
         _P,
-        [
-            c.POINTER(c.c_int64),
-            c.c_uint64,
-            c.c_int,
-            c.POINTER(c.c_int64),
-            c.c_int64,
-            c.c_int,
-            c.POINTER(c.c_int64),
-            c.c_uint64,
-            _P,
-        ],
+        # shape and its length, dtype, strides, offset, format, storage shape and its length, data
+        [_I64S, c.c_uint64, c.c_int, _I64S, c.c_int64, c.c_int, _I64S, c.c_uint64, _P],
     ),
     "aclDestroyTensor": ("tensors", c.c_int32, [_P]),
     "aclDestroyAclOpExecutor": ("tensors", c.c_int32, [_P]),
@@ -82,15 +65,12 @@ SIGNATURES: Final[dict[str, tuple[str, type | None, list[type]]]] = {
 
 @dataclass
 class Backend:
-    """The loaded libraries and the bound functions.
-
-    ``ended`` is None while calls reach the library; a worker's backend
-    (:mod:`~mishgrad.aclnn.isolated`) sets it to why its worker process ended.
-    """
+    """The loaded libraries and the bound functions."""
 
     name: str
     libraries: dict[str, str]  # role -> path
     functions: dict[str, Callable[..., Any]] = field(repr=False)
+    #: None while calls reach the library; a worker's backend sets it to why its worker ended.
     ended: str | None = field(default=None, repr=False)
     #: Whether the library runs in a worker process (:mod:`~mishgrad.aclnn.isolated`).
     in_worker: ClassVar[bool] = False
@@ -172,10 +152,7 @@ SIZE_RANGE: Final = (0, 2**64 - 1)
 
 
 def checked_ints(name: str, values: Sequence[int], bounds: tuple[int, int]) -> list[int]:
-    """``values`` as Python ints, each within ``bounds`` (inclusive).
-
-    ctypes converts an int that does not fit the C type by silently wrapping it, so every number
-    the binding passes to C goes through here first.
+    """``values`` as Python ints, each within ``bounds`` (inclusive): ctypes would wrap them.
 
     Raises
     ------

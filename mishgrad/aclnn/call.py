@@ -13,13 +13,6 @@ from mishgrad.math.dtypes import DTYPES, as_input, native_dtype
 from .session import DeviceTensor, Session
 from .status import STATUS_NAMES
 
-#: CANN's page on aclDestroyAclOpExecutor (CANN 8.5.0): phase 2 frees an executor; one that
-#: will never run is destroyed with this call.
-DESTROY_EXECUTOR_PAGE = (
-    "https://www.hiascend.com/document/detail/en/canncommercial/850/API/aolapi/"
-    "operatorlist_00021.html"
-)
-
 
 @dataclass(eq=False)  # one executor, one Phase1: its session's set holds it by identity
 class Phase1:
@@ -77,14 +70,6 @@ class Phase1:
         self.close()
 
 
-def _handle(name: str, tensor: DeviceTensor | None) -> int | None:
-    """The ``aclTensor*`` of ``tensor`` (None stays NULL), refused by name if its session closed."""
-    if tensor is None:
-        return None
-    tensor.session.require_open(name)
-    return tensor.handle
-
-
 def get_workspace_size(
     session: Session,
     grad: DeviceTensor | None,
@@ -99,7 +84,11 @@ def get_workspace_size(
     A closed ``session``, or a tensor of a closed session, raises ``RuntimeError`` either way.
     """
     session.require_open()
-    handles = [_handle(name, t) for name, t in (("grad", grad), ("x", x), ("out", out))]
+    tensors = {"grad": grad, "x": x, "out": out}
+    for name, tensor in tensors.items():
+        if tensor is not None:  # None stays NULL
+            tensor.session.require_open(name)
+    handles = [None if tensor is None else tensor.handle for tensor in tensors.values()]
     size, executor = ctypes.c_uint64(), ctypes.c_void_p()
     status = session.lib.aclnnMishBackwardGetWorkspaceSize(
         *handles, ctypes.byref(size), ctypes.byref(executor)
@@ -128,12 +117,11 @@ def run(
         status = session.lib.aclnnMishBackward(
             workspace, phase1.workspace_size, phase1.executor, session.stream
         )
+        api = "aclnnMishBackward"
         if status == 0:
             phase1.taken()
-            status = session.lib.aclrtSynchronizeStream(session.stream)
             api = "aclrtSynchronizeStream"
-        else:
-            api = "aclnnMishBackward"
+            status = session.lib.aclrtSynchronizeStream(session.stream)
         if check:
             session.check(status, api)
         return status
@@ -143,10 +131,7 @@ def run(
 
 
 def result_dtype(grad: npt.DTypeLike, x: npt.DTypeLike) -> np.dtype:
-    """The promoted dtype of the result: equal dtypes stay, any other pair is float32.
-
-    In the machine's byte order, whatever the inputs' (``'>f2'`` and ``'<f2'`` are equal).
-    """
+    """The result's dtype: equal dtypes stay (native byte order), any other pair is float32."""
     grad, x = native_dtype(grad), native_dtype(x)
     return grad if grad == x else DTYPES["float32"]
 

@@ -1,6 +1,4 @@
-"""The C++ example of the aclnn call against the twin.
-
-The example is ``kernel/mish_grad/examples/test_aclnn_mish_grad.cpp``.
+"""The C++ example of the aclnn call (``examples/test_aclnn_mish_grad.cpp``) against the twin.
 
 ``make example`` and notebook 09 both come here: the program is compiled with the system
 C++ compiler against the twin's CANN headers, linked to the twin library, and run. The
@@ -42,10 +40,7 @@ def build() -> Path:
         return binary
     # twin/include stands in for $ASCEND_HOME_PATH/include; the rest is what ops-nn and
     # run.sh give the example
-    includes = [
-        f"-I{TWIN_DIR / 'include'}",
-        *opsnn.include_flags("example", OPERATOR_DIR),
-    ]
+    includes = [f"-I{TWIN_DIR / 'include'}", *opsnn.include_flags("example", OPERATOR_DIR)]
     partial = binary.with_suffix(f".{os.getpid()}.partial")
     command = [
         *compiler, *FLAGS, *includes, str(SOURCE), "-o", str(partial),

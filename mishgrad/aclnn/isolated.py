@@ -111,14 +111,10 @@ def _host(address: Any, size: int) -> bytes | None:
 
 @dataclass
 class WorkerBackend(Backend):
-    """A twin library loaded in the worker, each of its functions called there.
-
-    It binds to the worker that answers its first call (``worker``: that process's token).
-    Once that worker has ended, :attr:`ended` says why and each call raises ``RuntimeError``,
-    but a release, which succeeds.
-    """
+    """A twin library loaded in the worker, each of its functions called there."""
 
     watchdog: isolation.Watchdog = field(default=isolation.Watchdog(), repr=False)
+    #: The token of the worker that answered the first call: the one the backend is bound to.
     worker: str | None = field(default=None, repr=False)
     in_worker: ClassVar[bool] = True
 
@@ -142,10 +138,7 @@ class WorkerBackend(Backend):
         return WorkerBackend.of(self.op_library, self.watchdog)
 
     def call(self, name: str, *arguments: Any) -> Any:
-        """``name(*arguments)`` in the worker; out-parameters and host memory are written back.
-
-        A crash or a hang raises :class:`~mishgrad.kernel.isolation.KernelError`.
-        """
+        """``name(*arguments)`` in the worker; out-parameters and host memory are written back."""
         if self.ended is not None:
             if name in _RELEASES:
                 return 0

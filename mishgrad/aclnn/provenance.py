@@ -26,15 +26,12 @@ from .call import get_workspace_size, run
 from .session import Session
 
 _LAYOUT = source.OPERATOR_DIR / "op_kernel" / "mish_grad_tiling_data.h"
-
-
-def _stamp_constants() -> dict[str, int]:
-    text = _LAYOUT.read_text()
-    found = re.findall(r"constexpr uint32_t kStamp(\w+) = (0x[0-9A-Fa-f]+|\d+)u?;", text)
-    return {name: int(value, 0) for name, value in found}
-
-
-_CONSTANTS: Final = _stamp_constants()
+_CONSTANTS: Final = {
+    name: int(value, 0)
+    for name, value in re.findall(
+        r"constexpr uint32_t kStamp(\w+) = (0x[0-9A-Fa-f]+|\d+)u?;", _LAYOUT.read_text()
+    )
+}
 #: The stamp's words, its version and its first two words, as the kernel's header defines them.
 STAMP_WORDS: Final = _CONSTANTS["Words"]
 STAMP_VERSION: Final = _CONSTANTS["Version"]
@@ -107,16 +104,13 @@ def which_kernel(session: Session, length: int = 4096) -> KernelReport:
     try:
         phase1 = get_workspace_size(session, grad, x, out)
         workspace = np.zeros(phase1.workspace_size, dtype=np.uint8)
-        address = session.malloc(workspace.nbytes) if workspace.nbytes else None
+        address = session.malloc(max(workspace.nbytes, 1))
         try:
-            if address is not None:
-                session.upload(address, workspace)  # a stamp left by an earlier call would lie
+            session.upload(address, workspace)  # a stamp left by an earlier call would lie
             run(session, phase1, workspace=address)
-            if address is not None:
-                session.download(address, workspace)
+            session.download(address, workspace)
         finally:
-            if address is not None:
-                session.free(address)
+            session.free(address)
     finally:
         session.release(grad, x, out)
     stamp = find_stamp(workspace.tobytes())

@@ -70,8 +70,6 @@ class Session:
     backend
         A :class:`Backend`, or a name for :func:`load_backend` (default: ``$MISHGRAD_BACKEND``).
         A worker's (a learner's copy) is bound afresh to the worker that runs now.
-    device
-        The device id.
     on
         On the twin: the platform whose UB and cores the kernel launches plan for.
 
@@ -116,11 +114,7 @@ class Session:
 
         """
         if self.closed:
-            subject = (
-                "this Session is closed"
-                if owned is None
-                else f"{owned} belongs to a closed Session"
-            )
+            subject = f"{owned} belongs to a closed Session" if owned else "this Session is closed"
             raise RuntimeError(
                 f"{subject} (close() ran, or its with block ended) and its device memory is "
                 "freed: open a new aclnn.Session and create the tensors and phase-1 results "
@@ -180,11 +174,7 @@ class Session:
         self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
 
     def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
-        """A device copy of ``array`` that keeps its view: shape, strides and offset.
-
-        ``array`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
-        become float32). The tensor lives until :meth:`release` or :meth:`close`.
-        """
+        """A device copy of ``array``, its view kept (:meth:`DeviceTensor.from_numpy`)."""
         tensor = DeviceTensor.from_numpy(self, array)
         self._tensors.append(tensor)
         return tensor
@@ -234,30 +224,15 @@ class Session:
 
 @dataclass
 class DeviceTensor:
-    """An ``aclTensor`` over device memory holding a copy of a NumPy array's storage.
-
-    Attributes
-    ----------
-    handle
-        The ``aclTensor*``.
-    address
-        The device storage (``aclrtMalloc``).
-    shape, strides, offset
-        The view, in elements.
-    storage_size
-        Elements of the storage.
-    dtype
-        The NumPy dtype.
-
-    """
+    """An ``aclTensor`` over device memory holding a copy of a NumPy array's storage."""
 
     session: Session
-    handle: int
-    address: int | None
-    shape: tuple[int, ...]
+    handle: int  # the aclTensor*
+    address: int | None  # the device storage (aclrtMalloc)
+    shape: tuple[int, ...]  # the view: shape, strides and offset, in elements
     strides: tuple[int, ...]
     offset: int
-    storage_size: int
+    storage_size: int  # in elements
     dtype: np.dtype
     owns_memory: bool = False
 
@@ -274,17 +249,9 @@ class DeviceTensor:
             array = array.copy()  # fresh strides: ascontiguousarray keeps a size-1 axis's
         itemsize = array.itemsize
         strides = tuple(s // itemsize for s in array.strides)
-        span = (
-            1 + sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True))
-            if array.size
-            else 0
-        )
-        storage = (
-            np.lib.stride_tricks.as_strided(array, (span,), (itemsize,))
-            if span
-            else array.ravel()[:0]
-        )
-        storage = np.ascontiguousarray(storage)
+        reach = sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+        span = 1 + reach if array.size else 0
+        storage = np.ascontiguousarray(np.lib.stride_tricks.as_strided(array, (span,), (itemsize,)))
         address = session.malloc(max(storage.nbytes, 1))
         session.upload(address, storage)
         tensor = cls.describe(session, address, array.shape, strides, 0, span, array.dtype)
@@ -339,9 +306,7 @@ class DeviceTensor:
             address,
         )
         if not handle:
-            raise AclError(
-                161002, "aclCreateTensor", (session.lib.aclGetRecentErrMsg() or b"").decode()
-            )
+            session.check(161002, "aclCreateTensor")  # ACLNN_ERR_PARAM_INVALID
         return cls(
             session, handle, address, tuple(shape), tuple(strides), offset, storage_size, dtype
         )

@@ -30,23 +30,11 @@ STATUS_NAMES: Final[dict[int, str]] = {
 
 
 class AclError(RuntimeError):
-    """A status other than success from an ACL or aclnn call.
-
-    Attributes
-    ----------
-    code
-        The status code.
-    name
-        Its name (``ACLNN_ERR_PARAM_INVALID``, ...).
-    api
-        The function that returned it.
-    message
-        The library's explanation: what ``aclGetRecentErrMsg`` returned, the calling thread's
-        messages since it last read them, the latest first (reading clears them).
-
-    """
+    """A status ``code`` other than success, which the ACL or aclnn function ``api`` returned."""
 
     def __init__(self, code: int, api: str, message: str) -> None:
+        # message: what aclGetRecentErrMsg returned, the calling thread's messages since it
+        # last read them, the latest first (reading clears them)
         self.code, self.api, self.message = code, api, message
-        self.name = STATUS_NAMES.get(code, "UNKNOWN")
+        self.name = STATUS_NAMES.get(code, "UNKNOWN")  # ACLNN_ERR_PARAM_INVALID, ...
         super().__init__(f"{api} returned {code} ({self.name}): {message}")

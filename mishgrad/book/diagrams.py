@@ -73,12 +73,8 @@ def _queue(ax: Axes, x: float, y: float, name: str, tiles: tuple[str, str]) -> N
 def vector_core_data_path() -> Figure:
     """Draw one vector core's data path for a tile, with its queues and double buffering.
 
-    Global Memory → MTE2 (``DataCopy`` in ``CopyIn``) → the UB's input queues (``VECIN``,
-    two buffers each) → the vector unit (``Compute``) → the output queue (``VECOUT``, two
-    buffers) → MTE3 (``DataCopy`` in ``CopyOut``) → Global Memory. The buffers are labelled
-    with the tile each holds in the steady state of double buffering: MTE2 fills tile i+1
-    while the vector unit computes tile i and MTE3 writes tile i−1 back. The figure has one
-    axes without frame, in data coordinates 0–16 × 0–6.
+    The queues' buffers are labelled with the tile each holds in the steady state. The figure has
+    one axes without frame, in data coordinates 0–16 × 0–6.
     """
     figure, ax = _canvas(16.0, 6.2, (10.0, 3.9))
     gm = translate("Global Memory (GM)") + "\n\n"
@@ -126,13 +122,8 @@ LIFELINE_LABELS: Final = ("host application", "aclnn library", "runtime (aclrt)"
 def aclnn_sequence() -> Figure:
     """Draw the two-phase aclnn call as a sequence diagram with lifelines.
 
-    Lifelines: the host application, the aclnn library, the runtime and the stream on the
-    device. Phase 1 (``aclnnMishBackwardGetWorkspaceSize``) returns a workspace size and an
-    executor; the caller allocates the workspace; phase 2 (``aclnnMishBackward``) queues the
-    kernel on the stream and returns at once; the kernel runs on the device while the host
-    goes on; ``aclrtSynchronizeStream`` waits for it. Solid arrows are calls, dashed ones
-    returns; the bars mark when a lifeline is busy. The figure has one axes without frame;
-    the lifelines' heads are its first texts.
+    Solid arrows are calls, dashed ones returns; the bars mark when a lifeline is busy. The
+    figure has one axes without frame; the lifelines' heads are its first texts.
     """
     figure, ax = _canvas(16.0, 9.2, (10.0, 5.8))
     xs = (1.9, 6.4, 10.6, 14.2)

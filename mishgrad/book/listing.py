@@ -49,8 +49,7 @@ class SourceListing(Listing):
         """A ``<div>`` of coloured ``<span>`` elements, its styles inline."""
         return highlight(self.source(), get_lexer_by_name(self.language), _FORMATTER)
 
-    def _repr_html_(self) -> str:
-        return self.html()
+    _repr_html_ = html
 
 
 def source_block(

@@ -8,6 +8,7 @@ through the translations (:func:`localize_figure`).
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Sequence
@@ -25,10 +26,7 @@ from . import i18n
 
 
 def setup_notebook() -> None:
-    """Deterministic display settings: NumPy print options, PNG figures, quiet warnings.
-
-    Call once in a notebook's first code cell.
-    """
+    """Deterministic display settings for a notebook's first cell: NumPy, PNG figures, warnings."""
     np.set_printoptions(precision=6, suppress=False, linewidth=100, floatmode="maxprec")
     mpl.rcParams.update(
         {
@@ -142,12 +140,9 @@ def _localize_displayed_figures(enabled: bool) -> None:
     except KeyError:  # PNG output of figures is not configured: nothing to wrap
         return
     plain = getattr(show, "__wrapped__", show)
-    if not enabled:
-        formatter.for_type(Figure, plain)
-        return
 
+    @functools.wraps(plain)
     def localized(figure: Figure, *args: object, **kwargs: object) -> object:
         return plain(localize_figure(figure), *args, **kwargs)
 
-    localized.__wrapped__ = plain  # type: ignore[attr-defined]
-    formatter.for_type(Figure, localized)
+    formatter.for_type(Figure, localized if enabled else plain)

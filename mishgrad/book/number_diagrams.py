@@ -73,12 +73,9 @@ def _draw_core(ax: Axes, plan: tiling.TilingPlan, core: int, unit: int) -> None:
 def tiling_split(plan: tiling.TilingPlan | None = None, dtype_size: int = 4) -> Figure:
     """Draw how a plan splits n elements into units, cores, tiles and tails.
 
-    Three rows on one element axis, from the top: the tensor's n elements cut into 256-byte
-    units; each core's slice, coloured by kind (big cores take one unit more, the last core
-    ends at n); each core's tiles, the tail hatched when it is shorter than a tile. Every
-    number on the figure is a field of ``plan`` (default :func:`small_plan`; meant for a few
-    cores and tiles, each of which gets a label) or follows from it. ``dtype_size`` is the
-    bytes per element of the plan's tensor (4 or 2): the unit is ``256 / dtype_size``.
+    Three rows on one element axis: the 256-byte units, each core's slice coloured by kind, and
+    each core's tiles, a tail hatched. ``plan`` defaults to :func:`small_plan` (meant for a few
+    cores and tiles, each labelled); ``dtype_size`` is its tensor's bytes per element (4 or 2).
     """
     plan = plan or small_plan()
     unit = tiling.REPEAT_BYTES // dtype_size

@@ -23,15 +23,11 @@ RESULTS: Final = REPOSITORY / "bench" / "results" / "notebook_times.json"
 
 @dataclass(frozen=True)
 class NotebookTime:
-    """Seconds to run one notebook top to bottom.
+    """Seconds to run one notebook top to bottom."""
 
-    ``warm``: once what it compiles (the CPU twin, the C++ example, the unit tests) is in the
-    build cache; ``first``: from an empty build cache, the notebooks run in book order — what a
-    learner waits for the first time through the book (a notebook compiles what the ones before
-    it did not).
-    """
-
-    warm: float
+    warm: float  # once what it compiles (the twin, the C++ example, the unit tests) is cached
+    #: From an empty build cache, the notebooks run in book order: what a learner waits for the
+    #: first time through the book (a notebook compiles what the ones before it did not).
     first: float
 
 

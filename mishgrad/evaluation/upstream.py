@@ -28,29 +28,21 @@ V2_KERNEL: Final = "experimental/activation/mish_grad_v2/op_kernel/mish_grad_v2.
 
 @dataclass(frozen=True)
 class Step:
-    """One vector API call of an upstream kernel on a tile.
+    """One vector API call of an upstream kernel on a tile."""
 
-    The AscendC API called (``op``: ``Exp``, ``Div``, ``Select`` …), what it ``computes`` in
-    this project's words, and its ``line`` in the upstream file at the pinned commit.
-    """
-
-    op: str
-    computes: str
-    line: int
+    op: str  # the AscendC API called: Exp, Div, Select …
+    computes: str  # what it computes, in this project's words
+    line: int  # its line in the upstream file at the pinned commit
 
 
 @dataclass(frozen=True)
 class OperationOrder:
-    """One path of an upstream kernel: the calls it makes on a tile, in order.
+    """One path of an upstream kernel: the calls it makes on a tile, in order."""
 
-    ``label`` names it in tables (``"v1, float32, no tanhx"``); ``steps`` are its calls in
-    program order, from the ``lines`` (first and last) of the upstream file ``path``.
-    """
-
-    label: str
-    path: str
-    lines: tuple[int, int]
-    steps: tuple[Step, ...]
+    label: str  # its name in tables ("v1, float32, no tanhx")
+    path: str  # the upstream file
+    lines: tuple[int, int]  # the first and the last line of the path in it
+    steps: tuple[Step, ...]  # its calls, in program order
 
     @property
     def link(self) -> str:

@@ -23,7 +23,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -181,8 +180,7 @@ class _Progress:
     """
 
     def __init__(self, total: int, library: str) -> None:
-        self.total, self.done, self.start = total, 0, time.monotonic()
-        self.library = library
+        self.total, self.library, self.done, self.start = total, library, 0, time.monotonic()
         self.shown = total > 0 and os.environ.get(PROGRESS_VARIABLE, "1") != "0"
         self.lock = threading.Lock()
         self._draw()
@@ -194,8 +192,7 @@ class _Progress:
                 f"compiling the twin ({self.library}): {self.done} of {self.total} units, "
                 f"{elapsed:.0f} s"
             )
-            sys.stdout.write(f"\r{line}{end}")
-            sys.stdout.flush()
+            print(f"\r{line}", end=end, flush=True)
 
     def step(self) -> None:
         with self.lock:

@@ -24,12 +24,10 @@ writes. The parent waits in short steps, and:
   not see, is caught after the launch when it changed the guard bytes around a tensor or an
   input itself (:mod:`mishgrad.kernel.shared_tensors`).
 
-There is one worker, and threads take turns: a request (sending it, the replies, stopping a
-worker that failed) holds a lock, and each launch has shared-memory blocks of its own.
-
-The watchdog's clocks start when the worker says it is ready (the library loaded, or the
-function's module imported), so a busy machine that is slow to start Python is not taken for
-a kernel that hangs. A stopped worker is replaced by a fresh one at the next call.
+There is one worker, and threads take turns (:func:`_call`). The watchdog's clocks start when
+the worker says it is ready (the library loaded, or the function's module imported), so a busy
+machine that is slow to start Python is not taken for a kernel that hangs. A stopped worker is
+replaced by a fresh one at the next call.
 """
 
 from __future__ import annotations
@@ -96,44 +94,24 @@ class KernelError(RuntimeError):
 
     def __init__(self, message: str, log: str = "", *, stalled: float | None = None) -> None:
         super().__init__(translate(message))
-        self.log = log
-        self.stalled = stalled
+        self.log, self.stalled = log, stalled
 
 
 @dataclass(frozen=True)
 class Watchdog:
-    """When the parent stops a request that does not finish.
+    """When the parent stops a request that does not finish (see the module's description)."""
 
-    Attributes
-    ----------
-    stall
-        Seconds in which no core of a launch makes an AscendC call: an endless loop without one.
-    calls
-        AscendC calls one core of a launch may make; ``None``: :meth:`calls_for` its tiles.
-    limit
-        Seconds a tiling or a :func:`call` may take; ``None``: :meth:`limit_for` the input's
-        size. A launch is never stopped for its running time.
-    tell
-        Seconds after which a launch that still runs says so, once: each core's AscendC calls
-        so far, and that Interrupt stops it.
-
-    """
-
-    stall: float = 10.0
-    calls: int | None = None
-    limit: float | None = None
-    tell: float = 5.0
+    stall: float = 10.0  # seconds in which no core of a launch makes an AscendC call
+    calls: int | None = None  # AscendC calls one core of a launch may make (None: calls_for)
+    limit: float | None = None  # seconds a request without a board may take (None: limit_for)
+    tell: float = 5.0  # seconds after which a launch that still runs says so, once
 
     def limit_for(self, elements: int) -> float:
         """The time limit for ``elements`` elements: 60 s, and 10 s more per million."""
         return self.limit if self.limit is not None else 60.0 + elements * 1e-5
 
     def calls_for(self, tiles: int) -> int:
-        """The AscendC calls a core with ``tiles`` tiles may make.
-
-        :data:`CALLS_PER_TILE` per tile, and as many again for what a kernel does before and
-        after its tiles.
-        """
+        """The calls a core may make: :data:`CALLS_PER_TILE` per tile, and as many around them."""
         return self.calls if self.calls is not None else CALLS_PER_TILE * (tiles + 1)
 
 
@@ -203,13 +181,6 @@ def _per_core(calls: np.ndarray, shown: int = 3) -> str:
     return listed + ", " + translate(f"… {int(calls.sum()):,} on all {calls.size} cores")
 
 
-def _cores(indices: np.ndarray, limit: int = 6) -> str:
-    listed = ", ".join(map(str, indices[:limit]))
-    return (
-        translate(f"{listed} and {indices.size - limit} more") if indices.size > limit else listed
-    )
-
-
 def _last_calls(board: np.ndarray | None) -> str:
     """Each core's last AscendC call, from the progress board, for a message."""
     if board is None or not board["calls"].any():
@@ -222,7 +193,12 @@ def _last_calls(board: np.ndarray | None) -> str:
     if busy.size > 4:
         calls = translate(f"{calls} and {busy.size - 4} more cores")
     last = translate(f"after these last AscendC calls: {calls}")
-    return translate(f"{last}; no call yet on core {_cores(idle)}") if idle.size else last
+    if not idle.size:
+        return last
+    cores = ", ".join(map(str, idle[:6]))
+    if idle.size > 6:
+        cores = translate(f"{cores} and {idle.size - 6} more")
+    return translate(f"{last}; no call yet on core {cores}")
 
 
 def _crashed(worker: _Worker, board: Board | None) -> str:
@@ -257,14 +233,10 @@ class _Watch:
     def __init__(self, watchdog: Watchdog, limit: float, board: Board | None, budget: int):
         self.watchdog, self.limit, self.board, self.budget = watchdog, limit, board, budget
         self.start = self.last_change = time.monotonic()
-        self.last_calls = 0
-        self.told = False
+        self.last_calls, self.told = 0, False
 
     def look(self) -> None:
-        """Raise :class:`KernelError` if the request must be stopped now.
-
-        A launch that runs past :attr:`Watchdog.tell` is said to, once.
-        """
+        """Raise :class:`KernelError` if the request must stop now; say once that it runs long."""
         now = time.monotonic()
         if self.board is None:
             if now - self.start > self.limit:
@@ -398,10 +370,7 @@ def call(
 def tiling(
     path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
 ) -> tuple[int, bytes]:
-    """``function(*arguments)``, MishGrad's tiling, of the library at ``path``, in the worker.
-
-    Returns the status and the ``MishGradTilingData`` bytes.
-    """
+    """MishGrad's tiling ``function(*arguments)`` in the worker: its status and data's bytes."""
     return _call("tiling", path, (function, arguments), None, watchdog, watchdog.limit_for(0))
 
 

@@ -51,11 +51,9 @@ def numerics_model(numerics: str | None = None) -> str:
         :data:`NUMERICS_MODELS`; an empty variable counts as unset.
 
     """
+    source = NUMERICS_VARIABLE if numerics is None else "numerics"
     if numerics is None:
         numerics = os.environ.get(NUMERICS_VARIABLE) or "ieee"
-        source = NUMERICS_VARIABLE
-    else:
-        source = "numerics"
     if numerics not in NUMERICS_MODELS:
         raise ValueError(
             f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}"

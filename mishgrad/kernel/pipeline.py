@@ -19,20 +19,17 @@ from .trace import STAGES
 class PipelineModel:
     """Cost parameters of the pipeline model (assumptions, not measurements).
 
-    The global-memory bandwidth (a peak figure; 1.2 TB/s is an assumed low end) and the core
-    clock are those of a representative Atlas A2 in ops-nn's migration guide
-    (``mishgrad.evaluation.roofline.PLATFORM_GUIDE``), the bandwidth shared equally by
-    ``vector_cores`` cores streaming at once. A vector instruction costs
-    ``vector_cycles_per_repeat`` cycles per 256-byte repeat; each copy and each vector
-    instruction also costs a fixed start-up (``copy_latency_cycles``, ``vector_latency_cycles``).
+    The bandwidth (a peak figure; 1.2 TB/s is an assumed low end) and the clock are those of a
+    representative Atlas A2 in ops-nn's migration guide
+    (``mishgrad.evaluation.roofline.PLATFORM_GUIDE``).
     """
 
-    hbm_bytes_per_second: float = 1.6e12
+    hbm_bytes_per_second: float = 1.6e12  # shared equally by the cores streaming at once
     vector_cores: int = 48
     clock_hz: float = 1.8e9
-    vector_cycles_per_repeat: float = 1.0
-    copy_latency_cycles: float = 0.0
-    vector_latency_cycles: float = 0.0
+    vector_cycles_per_repeat: float = 1.0  # a vector instruction's cycles per 256-byte repeat
+    copy_latency_cycles: float = 0.0  # each copy's fixed start-up
+    vector_latency_cycles: float = 0.0  # each vector instruction's fixed start-up
 
     @property
     def copy_bytes_per_cycle(self) -> float:

@@ -137,8 +137,7 @@ class Listing:
         """A fenced Markdown code block."""
         return f"```{self.language}\n{self.source()}\n```"
 
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
+    _repr_markdown_ = markdown
 
     def _repr_pretty_(self, printer: _Printer, cycle: bool) -> None:
         printer.text(self.source())

@@ -131,18 +131,12 @@ def _native_math(name: str, operands: Sequence[npt.ArrayLike], numerics: str | N
 
 
 def native_exp(x: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's ``AscendC::Exp`` of float32 ``x`` (``numerics``: see :func:`run_kernel`).
-
-    :func:`mishgrad.math.vector_math.exp` is the NumPy equivalent.
-    """
+    """The twin's ``AscendC::Exp`` of float32 ``x`` (:func:`mishgrad.math.vector_math.exp`)."""
     return _native_math("exp", [x], numerics)
 
 
 def native_div(a: npt.ArrayLike, b: npt.ArrayLike, numerics: str | None = None) -> np.ndarray:
-    """The twin's ``AscendC::Div`` of float32 ``a / b`` (``numerics``: see :func:`run_kernel`).
-
-    :func:`mishgrad.math.vector_math.div` is the NumPy equivalent.
-    """
+    """The twin's ``AscendC::Div`` of float32 ``a / b`` (:func:`mishgrad.math.vector_math.div`)."""
     return _native_math("div", [a, b], numerics)
 
 

@@ -118,29 +118,27 @@ def load(path: Path) -> ctypes.CDLL:
     if "-asan-" in path.parent.name:  # twin_build names a library's folder by its flavour
         require_sanitizer_runtime(str(path))
     library = ctypes.CDLL(str(path))
-    c = ctypes
-    if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own
-        # n, element size, has tanhx, UB bytes reported, cores, Select's scratch; the plan
-        inputs = [c.c_uint64, c.c_uint32, c.c_int32, c.c_uint64, c.c_uint32, c.c_int32]
-        library.mishgrad_tiling.argtypes = [*inputs, c.POINTER(TilingData)]
-        library.mishgrad_tiling.restype = c.c_int32
+    c, floats = ctypes, ctypes.POINTER(ctypes.c_float)
     # entry, arguments and their count, cores, regions and their count, config
     regions, config = c.POINTER(TwinRegion), c.POINTER(TwinConfig)
     run = [c.c_void_p, c.POINTER(c.c_void_p), c.c_uint32, c.c_uint32, regions, c.c_uint32, config]
-    library.mishgrad_twin_run.argtypes = run
-    library.mishgrad_twin_run.restype = c.c_int32
-    floats = c.POINTER(c.c_float)
-    library.mishgrad_twin_exp.argtypes = [floats, floats, c.c_uint64, c.c_uint32]
-    library.mishgrad_twin_exp.restype = c.c_int32
-    library.mishgrad_twin_div.argtypes = [floats, floats, floats, c.c_uint64, c.c_uint32]
-    library.mishgrad_twin_div.restype = c.c_int32
-    library.mishgrad_twin_set_progress.argtypes = [c.c_void_p, c.c_uint32]
-    library.mishgrad_twin_set_progress.restype = None
-    library.mishgrad_twin_last_error.restype = c.c_char_p
-    library.mishgrad_twin_log.restype = c.c_char_p
-    library.mishgrad_twin_trace_size.restype = c.c_uint64
-    library.mishgrad_twin_trace_copy.argtypes = [c.c_void_p, c.c_uint64]
-    library.mishgrad_twin_trace_copy.restype = c.c_uint64
+    signatures = {  # name: result type, argument types
+        "mishgrad_twin_run": (c.c_int32, run),
+        "mishgrad_twin_exp": (c.c_int32, [floats, floats, c.c_uint64, c.c_uint32]),
+        "mishgrad_twin_div": (c.c_int32, [floats, floats, floats, c.c_uint64, c.c_uint32]),
+        "mishgrad_twin_set_progress": (None, [c.c_void_p, c.c_uint32]),
+        "mishgrad_twin_last_error": (c.c_char_p, []),
+        "mishgrad_twin_log": (c.c_char_p, []),
+        "mishgrad_twin_trace_size": (c.c_uint64, []),
+        "mishgrad_twin_trace_copy": (c.c_uint64, [c.c_void_p, c.c_uint64]),
+    }
+    if hasattr(library, "mishgrad_tiling"):  # MishGrad's glue; another operator's has its own
+        # n, element size, has tanhx, UB bytes reported, cores, Select's scratch; the plan
+        inputs = [c.c_uint64, c.c_uint32, c.c_int32, c.c_uint64, c.c_uint32, c.c_int32]
+        signatures["mishgrad_tiling"] = (c.c_int32, [*inputs, c.POINTER(TilingData)])
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(library, name)
+        function.restype, function.argtypes = restype, argtypes
     return library
 
 

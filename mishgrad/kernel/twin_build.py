@@ -165,9 +165,8 @@ def _make_folder(folder: Path) -> None:
         probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-")
         probe.close()
     except OSError as error:
-        where = f"the cache folder {folder.parent}"
-        if os.environ.get("MISHGRAD_CACHE"):
-            where = f"MISHGRAD_CACHE={os.environ['MISHGRAD_CACHE']}"
+        setting = os.environ.get("MISHGRAD_CACHE")
+        where = f"MISHGRAD_CACHE={setting}" if setting else f"the cache folder {folder.parent}"
         raise TwinBuildError(
             f"cannot write the twin's build to {folder} ({error.strerror}): {where} is not "
             "writable; set MISHGRAD_CACHE to a writable folder"
@@ -230,13 +229,7 @@ def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial
     _check_loads(partial, spec, compiler)
 
 
-def _publish(
-    root: Path,
-    spec: BuildSpec,
-    compiled: list[Compiled],
-    partial: Path,
-    library: Path,
-):
+def _publish(spec: BuildSpec, compiled: list[Compiled], partial: Path, library: Path) -> None:
     """Record the library's size, SHA-256 and sources beside it, then move it into place."""
     files = sorted({name for entry in compiled for name in entry.files})
     library.parent.mkdir(parents=True, exist_ok=True)
@@ -287,7 +280,7 @@ def build(spec: BuildSpec | None = None) -> Path:
             if not compile_units.verified(library, library.parent / _MANIFEST):
                 partial = Path(workdir) / library.name
                 _link(spec, compiler, [entry.obj for entry in compiled], partial)
-                _publish(root, spec, compiled, partial, library)
+                _publish(spec, compiled, partial, library)
     return library
 
 

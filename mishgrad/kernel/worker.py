@@ -54,15 +54,12 @@ def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, st
         for role, (name, offset) in request["blocks"].items():  # a tensor starts past its guard
             memories[role] = attach(name)
             pointers[role] = _address(memories[role], offset, buffers)
-        board = memories["progress"]
-        library.mishgrad_twin_set_progress(
-            pointers["progress"], board.size // PROGRESS_DTYPE.itemsize
-        )
+        slots = memories["progress"].size // PROGRESS_DTYPE.itemsize
+        library.mishgrad_twin_set_progress(pointers["progress"], slots)
         regions = {name: (pointers[name], size) for name, size in request["sizes"].items()}
+        config = TwinConfig.from_buffer_copy(request["config"])
         try:
-            status = run_entry(
-                library, request["launch"], regions, TwinConfig.from_buffer_copy(request["config"])
-            )
+            status = run_entry(library, request["launch"], regions, config)
         finally:
             library.mishgrad_twin_set_progress(None, 0)
         return (status, *results(library, request["trace"]))

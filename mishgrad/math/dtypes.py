@@ -23,39 +23,23 @@ import numpy.typing as npt
 
 @dataclass(frozen=True)
 class Dtype:
-    """Everything the package knows about one tensor dtype.
+    """Everything the package knows about one tensor dtype."""
 
-    Attributes
-    ----------
-    name
-        The name tables, figures and notebooks show (``"bfloat16"``).
-    numpy
-        Its NumPy dtype (ml_dtypes' for bfloat16).
-    acl_code
-        Its ``aclDataType`` value in CANN's ``acl_base.h`` (float 0, float16 1, bfloat16 27).
-    c_type
-        Its C++ type in an AscendC kernel (``half``, ``bfloat16_t``): ``DTYPE_X``.
-    entry_suffix
-        The suffix of the kernel entry compiled for it (``<operator>_half``): the last column
-        of the C++ table, ``MISHGRAD_DTYPES`` in ``kernel/mish_grad/common/mish_grad_dtypes.h``.
-    threshold_exponent, mixed_tolerance
-        CANN's precision standard for it: the threshold ``T = 2**threshold_exponent``, and the
-        mixed tolerance ``(rtol, atol, abs_cap)``.
-    max_ulp, correctly_rounded_pct, max_rel_error
-        The operator's accuracy targets. The dtypes tested exhaustively (``max_rel_error``
-        None): ``max_ulp`` on every finite input, ``correctly_rounded_pct`` percent correctly
-        rounded. The sampled ones: ``max_ulp`` on x >= 0, ``max_rel_error`` where the correctly
-        rounded gradient is normal.
-
-    """
-
-    name: str
-    numpy: np.dtype
-    acl_code: int
-    c_type: str
+    name: str  # as tables, figures and notebooks show it ("bfloat16")
+    numpy: np.dtype  # ml_dtypes' for bfloat16
+    acl_code: int  # its aclDataType in CANN's acl_base.h (float 0, float16 1, bfloat16 27)
+    c_type: str  # its C++ type in an AscendC kernel (half, bfloat16_t): DTYPE_X
+    #: The suffix of the kernel entry compiled for it (``<operator>_half``): the last column of
+    #: the C++ table, ``MISHGRAD_DTYPES`` in ``kernel/mish_grad/common/mish_grad_dtypes.h``.
     entry_suffix: str
+    #: CANN's precision standard for it: the threshold ``T = 2**threshold_exponent``, and the
+    #: mixed tolerance ``(rtol, atol, abs_cap)``.
     threshold_exponent: int
     mixed_tolerance: tuple[float, float, float]
+    #: The operator's accuracy targets. The dtypes tested exhaustively (``max_rel_error`` None):
+    #: ``max_ulp`` on every finite input, ``correctly_rounded_pct`` percent correctly rounded;
+    #: the sampled ones: ``max_ulp`` on x >= 0, ``max_rel_error`` where the correctly rounded
+    #: gradient is normal.
     max_ulp: float
     correctly_rounded_pct: float | None = None
     max_rel_error: float | None = None
@@ -185,10 +169,7 @@ def ordered(values: npt.ArrayLike) -> np.ndarray:
 
 
 def from_ordered(keys: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
-    """Inverse of :func:`ordered`: the floats of ``dtype`` at integer positions ``keys``.
-
-    Key 0 maps to ``+0``.
-    """
+    """Inverse of :func:`ordered`: the floats of ``dtype`` at integer positions ``keys`` (0: +0)."""
     dtype = as_dtype(dtype)
     keys = np.asarray(keys, dtype=np.int64)
     sign_bit = 1 << (8 * dtype.itemsize - 1)
@@ -197,10 +178,7 @@ def from_ordered(keys: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
 
 
 def all_values(dtype: npt.DTypeLike) -> np.ndarray:
-    """Every finite value of a 16-bit dtype, in increasing order, each zero once.
-
-    float16 or bfloat16: float32 has 2**32 values; sample it instead.
-    """
+    """Every finite float16 or bfloat16 value, in increasing order, each zero once (not float32)."""
     dtype = as_dtype(dtype)
     if dtype.itemsize != 2:
         raise ValueError(f"all_values enumerates 16-bit dtypes only, got {dtype.name}")

@@ -41,22 +41,13 @@ FLOAT32_WITHIN_1ULP_UNIFORM_PCT: Final = {"ieee": 92.0, "hardware": 82.0, "adver
 
 @dataclass(frozen=True)
 class Regions:
-    """Where an operator's float32 results are judged by absolute rather than relative error.
+    """Where an operator's float32 results are judged by absolute rather than relative error."""
 
-    Attributes
-    ----------
-    window
-        The x interval around a zero of d (inclusive): d passes through zero there, so a
-        relative error means nothing; ``window_abs_error`` is asked for instead.
-    subnormal_edge
-        Below this x the correctly rounded float32 d is subnormal (or zero):
-        :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` is asked for there (:func:`subnormal_edge`).
-    window_abs_error
-        The absolute error allowed in the window.
-
-    """
-
+    #: The x interval around a zero of d (inclusive): d passes through zero there, so a relative
+    #: error means nothing; ``window_abs_error`` is asked for instead.
     window: tuple[float, float]
+    #: Below this x the correctly rounded float32 d is subnormal (or zero):
+    #: :data:`FLOAT32_MAX_ABS_ERROR_SUBNORMAL` is asked for there (:func:`subnormal_edge`).
     subnormal_edge: float
     window_abs_error: float = FLOAT32_MAX_ABS_ERROR_ROOT
 

@@ -13,7 +13,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-from mishgrad.citations import ACLRTMALLOC_PAGE
 from rules.shared import ROOT, Rule, notebook, source, text
 
 TOP_FOLDERS = ("kernel", "mishgrad", "notebooks", "tests", "bench", "tools", "docs", ".github")
@@ -24,6 +23,13 @@ UPSTREAM = re.compile(
 )
 #: How far back (within one paragraph) an upstream name may stand before the path it owns.
 CONTEXT = 300
+#: CANN's aclrtMalloc page (CANN community edition 8.1.RC1.alpha001): the padding of an
+#: allocation, and the advice to allocate ahead rather than per operator. One version for
+#: every notebook that cites it.
+ACLRTMALLOC_PAGE = (
+    "https://hiascend.com/document/detail/zh/CANNCommunityEdition/81RC1alpha001/"
+    "apiref/appdevgapi/aclcppdevg_03_0095.html"
+)
 FORBIDDEN = re.compile(r"DESIGN(\.md| ?§)|\bseeds?\b ?\d{3}|\.\./shared|seed documents?")
 _FOLDERS = "|".join(re.escape(folder) for folder in (*TOP_FOLDERS, ".ci"))
 PATH = re.compile(rf"(?<![\w/.-])((?:{_FOLDERS})/[\w./-]*\w)")
@@ -107,7 +113,7 @@ def missing(place: str, written: str) -> list[str]:
 
 
 def page_versions(found: Texts) -> list[str]:
-    """Links to CANN's aclrtMalloc page at another version than citations.ACLRTMALLOC_PAGE."""
+    """Links to CANN's aclrtMalloc page at another version than :data:`ACLRTMALLOC_PAGE`."""
     page = re.escape(ACLRTMALLOC_PAGE.rsplit("/", 1)[-1])
     return [
         f"{place}: {link}, not {ACLRTMALLOC_PAGE}"

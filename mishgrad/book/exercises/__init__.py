@@ -42,15 +42,11 @@ COMPILER_LINES: Final = 3
 
 @dataclass(frozen=True)
 class Verdict:
-    """A checker's answer: its status and a message for the learner.
-
-    ``usage`` marks a wrong answer that is not of the kind the exercise asks for: its message
-    says what kind, and gives no hint about the answer.
-    """
+    """A checker's answer: its status and a message for the learner."""
 
     status: Status
     message: str
-    usage: bool = False
+    usage: bool = False  # an answer of another kind than asked: the message says which, no hint
 
     def __bool__(self) -> bool:
         return self.status == "correct"
@@ -117,11 +113,7 @@ def fits(answer: object, shape: Shape) -> bool:
 
 
 class EarlyVerdict(Exception):  # noqa: N818 (it carries a verdict; it is no error)
-    """The verdict that ends a check before any comparison, raised; :func:`checker` returns it.
-
-    The helpers below raise it (unanswered, the wrong kind, a learner's function that raised, a
-    copy that does not build), so that a checker reads as the comparison it makes.
-    """
+    """The verdict that ends a check before any comparison, raised; :func:`checker` returns it."""
 
     def __init__(self, verdict: Verdict) -> None:
         super().__init__(verdict.message)
@@ -145,8 +137,7 @@ def expect(answer: object, shape: Shape, *, usage: str) -> None:
     """Raise (:class:`EarlyVerdict`) the verdict that ends the check before any comparison, if any.
 
     :data:`UNANSWERED` for ``None`` (the scaffold); ``wrong_kind(usage)`` for an answer not of
-    ``shape`` (a test such as :func:`is_number`, or a tuple of tests, one per element of a
-    tuple, list or 1-D array); ``usage`` says what kind is asked for, never a hint.
+    ``shape`` (:func:`fits`); ``usage`` says what kind is asked for, never a hint.
     """
     if answer is None:
         raise EarlyVerdict(UNANSWERED)
@@ -160,10 +151,7 @@ def equal_or_hint(answer: object, expected: object, hint: str) -> Verdict:
 
 
 def call_learner(function: Callable[..., object], *args: object) -> object:
-    """Call a function the learner wrote; an exception becomes a wrong verdict, not a crash.
-
-    That verdict, naming the exception, is raised as an :class:`EarlyVerdict`.
-    """
+    """Call a learner's function: an exception is a wrong verdict, an :class:`EarlyVerdict`."""
     try:
         return function(*args)
     except Exception as error:  # any mistake in learner code is a verdict, not a crash
@@ -173,10 +161,7 @@ def call_learner(function: Callable[..., object], *args: object) -> object:
 def learner_answer(
     function: Callable[..., object], *args: object, shape: Shape, usage: str
 ) -> object:
-    """What the learner's function returns (:func:`call_learner`), :func:`expect`-ed of ``shape``.
-
-    A function still returning ``None`` (the scaffold) is :data:`UNANSWERED`.
-    """
+    """The learner's function's result (:func:`call_learner`), :func:`expect`-ed of ``shape``."""
     result = call_learner(function, *args)
     expect(result, shape, usage=usage)
     return result
@@ -209,11 +194,9 @@ def call_on_copy(
 ) -> Result:
     """Call ``function(*args, **kwargs)``, which builds the learner's scratch copy and runs it.
 
-    A failure is a wrong verdict, raised as an :class:`EarlyVerdict`: "your copy does not
-    build" with the compiler's first error (:func:`compiler_excerpt`) when the edit does not
-    compile, and "running your copy failed" for any other exception (a crash, a stall, a
-    refused plan), naming the files in which the copy differs from ``kernel/``: a copy made
-    before ``kernel/`` was updated fails this way too, and ``scratch.reset()`` mends it.
+    A failure is a wrong verdict, raised as an :class:`EarlyVerdict`: the compiler's first error
+    (:func:`compiler_excerpt`), or any other exception (a crash, a stall, a refused plan) and the
+    files in which the copy differs from ``kernel/`` (a copy older than ``kernel/`` fails too).
     """
     try:
         return function(*args, **kwargs)

@@ -17,9 +17,7 @@ from . import Verdict, correct, expect, is_number, is_whole_number, learner_answ
 
 
 def learner_result(
-    function: Callable[[np.ndarray], object],
-    x: np.ndarray,
-    dtype: np.dtype | None = None,
+    function: Callable[[np.ndarray], object], x: np.ndarray, dtype: np.dtype | None = None
 ) -> np.ndarray:
     """Call ``function`` on a copy of ``x``; return its array.
 
@@ -118,10 +116,6 @@ def close_or_hint(
     abs_tol: float = 0.0,
     remark: str = "",
 ) -> Verdict:
-    """``correct(remark)`` when ``answer`` is a number close to ``expected``, else ``wrong(hint)``.
-
-    Close as :func:`math.isclose` says with ``rel_tol`` and ``abs_tol``; ``hint`` must not
-    give the answer away.
-    """
+    """Whether ``answer`` is close to ``expected`` (:func:`math.isclose`), as a verdict."""
     ok = math.isclose(learner_float(answer), expected, rel_tol=rel_tol, abs_tol=abs_tol)
     return correct(remark) if ok else wrong(hint)

@@ -40,11 +40,6 @@ def _bfloat16_probe() -> np.ndarray:
     return np.concatenate([draw(32, 4000), near_ties, subnormals, named])
 
 
-def _is_quiet_nan(bits: np.ndarray) -> np.ndarray:
-    """bfloat16 patterns that are NaN with the quiet bit (the fraction's top bit) set."""
-    return ((bits & 0x7F80) == 0x7F80) & ((bits & 0x0040) != 0)
-
-
 #: The hint for a function that drops the lower half and never rounds up (toward zero).
 _CUT_HINT: Final = (
     "your bits are cut, never rounded: dropping the lower half rounds toward zero. To nearest, "
@@ -81,7 +76,8 @@ def check_to_bfloat16_bits(function: Callable[[np.ndarray], np.ndarray]) -> Verd
     nan = np.isnan(bits.view(np.float32))
     if not np.array_equal(result[~nan], expected[~nan]):
         return wrong(_rounding_hint(bits[~nan], result[~nan], expected[~nan]))
-    if not np.all(_is_quiet_nan(result[nan])):
+    nans = result[nan]  # quiet: every exponent bit and the fraction's top bit set
+    if not np.all(((nans & 0x7F80) == 0x7F80) & ((nans & 0x0040) != 0)):
         return wrong("a NaN must stay NaN: all exponent bits set and the quiet bit 0x0040 set")
     return correct(
         "rounding on the bits carries into the exponent by itself: a value moves up a binade, "
@@ -111,10 +107,8 @@ def _power(x: np.ndarray) -> np.ndarray:
 def check_exp_power(answer: object) -> Verdict:
     """The smallest float16 x at which ``np.exp(x) ** 100`` overflows in float16 arithmetic.
 
-    The answer is a float16 value, compared exactly. ln(Ω)/100 itself (a float64 number
-    between two float16 values) is wrong, and so is each of its float16 neighbours, the
-    answers that forget that np.exp(x) is rounded: a hint says on which side of the threshold
-    an answer is.
+    Compared exactly (see :data:`POWER`); a hint says on which side of the threshold a wrong
+    answer is.
     """
     value = learner_float(answer)
     if not in_dtype(value, dtypes.float16):

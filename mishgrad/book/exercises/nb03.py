@@ -35,11 +35,6 @@ def b1_float16(x: np.ndarray) -> np.ndarray:
     return t - q * r * s
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Equal values, NaN equal to NaN."""
-    return (a == b) | (np.isnan(a) & np.isnan(b))
-
-
 @learner_function("pass your function itself: check_b1_float16(b1_float16)")
 def check_b1_float16(function: Callable[[np.ndarray], np.ndarray]) -> Verdict:
     """Write-code: B1 in float16 arithmetic, in the order the exercise gives."""
@@ -52,7 +47,7 @@ def check_b1_float16(function: Callable[[np.ndarray], np.ndarray]) -> Verdict:
             "your function returns NaN at other inputs than B1 in float16 does — hint: keep "
             "every intermediate a float16 array (a float32 constant or np.float32 widens them)"
         )
-    if not np.all(_same(result, expected)):
+    if not np.array_equal(result, expected, equal_nan=True):
         return wrong("some values differ — hint: follow the order of operations given, in float16")
     first = float(np.min(x[np.isnan(expected) & np.isfinite(x)].astype(np.float64)))
     return correct(

@@ -26,20 +26,20 @@ from . import (
 _RNG_SEED = 606
 
 
-def _unit_model() -> pipeline.PipelineModel:
-    # One byte per cycle and one cycle per repeat: a tile's stage cycles are its numbers.
-    return pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
-
-
 def _measured_period(stages: tuple[int, int, int], buffers: int) -> float:
     """Steady-state cycles per tile of the modelled pipeline: the slope of its makespan."""
     copy_in, compute, copy_out = stages
+    # One byte per cycle and one cycle per repeat: a tile's stage cycles are its numbers.
+    model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
 
     def span(tiles: int) -> float:
         work = [pipeline.TileWork(i, copy_in, (compute,), copy_out) for i in range(tiles)]
-        return pipeline.makespan(pipeline.schedule(work, _unit_model(), buffers=buffers))
+        return pipeline.makespan(pipeline.schedule(work, model, buffers=buffers))
 
     return (span(64) - span(32)) / 32
+
+
+_PERIOD_USAGE: Final = "return the period, a number of cycles"
 
 
 @learner_function("write a function period(copy_in, compute, copy_out, buffers)")
@@ -49,13 +49,7 @@ def check_steady_state_period(function: Callable[[int, int, int, int], float] | 
     for _ in range(40):
         stages = tuple(int(v) for v in rng.integers(1, 200, 3))
         buffers = int(rng.integers(1, 6))
-        got = learner_answer(
-            function,
-            *stages,
-            buffers,
-            shape=is_number,
-            usage="return the period, a number of cycles",
-        )
+        got = learner_answer(function, *stages, buffers, shape=is_number, usage=_PERIOD_USAGE)
         expected = _measured_period(stages, buffers)  # type: ignore[arg-type]
         if abs(float(got) - expected) > 1e-6:  # type: ignore[arg-type]
             return wrong(

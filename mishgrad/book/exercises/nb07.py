@@ -11,15 +11,7 @@ import numpy as np
 
 from mishgrad.kernel.scratch import ScratchKernel
 
-from . import (
-    Verdict,
-    call_on_copy,
-    checker,
-    correct,
-    learner_answer,
-    learner_function,
-    wrong,
-)
+from . import Verdict, call_on_copy, checker, correct, learner_answer, learner_function, wrong
 from .learner import learner_whole_number
 
 #: The seed of these exercises' cases (notebook 06's, where they were exercises 3 and 4).
@@ -61,12 +53,7 @@ _ENCODE_DTYPES = ("float32", "float16", "int32", "int16", "uint8")
 
 
 def encode_dump(tensor: np.ndarray, desc: int, addr: int, position: str, dump_size: int) -> str:
-    """The text one ``DumpTensor`` call prints, as the twin's ``LogDump`` writes it.
-
-    The header names the dtype, the address in hexadecimal and the count; the first
-    ``dump_size`` elements follow in brackets, integers as integers, floating values as C's
-    ``%f`` prints them (six decimals).
-    """
+    """The text one ``DumpTensor`` call prints, as the twin's ``LogDump`` writes it."""
     values = np.asarray(tensor)[:dump_size]
     if values.dtype.kind in "iub":
         body = ", ".join(str(int(v)) for v in values)

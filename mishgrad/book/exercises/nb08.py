@@ -9,7 +9,6 @@ from typing import Final
 import numpy as np
 
 from mishgrad import aclnn
-from mishgrad.kernel import isolation
 from mishgrad.kernel.scratch import ScratchKernel
 from mishgrad.math.dtypes import DTYPES
 
@@ -59,22 +58,16 @@ def _twin_status(session: aclnn.Session, specs: tuple[Spec, Spec, Spec]) -> int:
     return phase1.status
 
 
+_STATUS_USAGE: Final = "return the status code, a whole number"
+
+
 @learner_function("answer with a function phase1_status(grad, self, out)")
 def check_phase1_status(learner: Callable[[Spec, Spec, Spec], int] | None) -> Verdict:
-    """The learner's ``phase1_status(grad, self, out)`` against the twin's phase 1.
-
-    Each argument is ``None`` (a null pointer) or ``(shape, dtype name)``; the function
-    returns the status code phase 1 returns.
-    """
+    """The learner's ``phase1_status(grad, self, out)`` (each a :data:`Spec`) against phase 1."""
     with aclnn.Session("twin") as session:
         for specs in STATUS_CASES:
             expected = _twin_status(session, specs)
-            got = learner_answer(
-                learner,
-                *specs,
-                shape=is_whole_number,
-                usage="return the status code, a whole number",
-            )
+            got = learner_answer(learner, *specs, shape=is_whole_number, usage=_STATUS_USAGE)
             if got != expected:
                 return wrong(
                     f"for gradOutput={specs[0]}, self={specs[1]}, gradInput={specs[2]} your "
@@ -90,8 +83,7 @@ def _workspace(session: aclnn.Session, n: int, dtypes: tuple[str, str, str]) -> 
     tensors = [session.tensor(np.zeros(n, DTYPES[name])) for name in dtypes]
     phase1 = aclnn.get_workspace_size(session, *tensors)
     phase1.close()
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
+    session.release(*tensors)  # a checker makes many tensors in one session: free them now
     return phase1.workspace_size
 
 
@@ -157,8 +149,7 @@ def _slice_accepted(session: aclnn.Session, offset: int) -> bool:
         phase1.close()
     session.lib.aclGetRecentErrMsg()  # read, so the message does not linger
     session.free(pool)
-    for tensor in tensors:  # a checker makes many tensors in one session: free them now
-        tensor.release()
+    session.release(*tensors)
     return status == 0
 
 
@@ -191,22 +182,10 @@ def check_pool_offset(answer: object) -> Verdict:
     return correct("a slice of a pool is a workspace like any other, as long as it is large enough")
 
 
-def _statuses_of_copy(kernel_dir: str) -> tuple[int, int]:
+def _statuses_of_copy(kernel_dir: Path) -> tuple[int, int]:
     """Phase 1's statuses for 9 and 10 dimensions on the twin built from a copy of kernel/."""
-    with aclnn.Session(aclnn.twin_backend(Path(kernel_dir))) as session:
+    with aclnn.Session(aclnn.twin_backend(kernel_dir)) as session:
         return tuple(_twin_status(session, tuple([((1,) * n, "float32")] * 3)) for n in (9, 10))
-
-
-def _statuses_in_a_worker(scratch: ScratchKernel) -> tuple[int, int]:
-    """:func:`_statuses_of_copy` in a worker process, the copy built here first.
-
-    A compile error is then the learner's to read, the build's progress line goes to the
-    notebook's stdout (whatever a worker prints goes to stderr: a pink box in JupyterLab; the
-    worker finds the library built), and the worker's watchdog times phase 1 alone, never the
-    build.
-    """
-    aclnn.twin_library(scratch.path)
-    return isolation.call(_statuses_of_copy, str(scratch.path))
 
 
 @checker
@@ -219,8 +198,9 @@ def check_max_dims_edit(answer: object, scratch: ScratchKernel) -> Verdict:
     )
     if "common/mish_grad_contract.h" not in scratch.edited():
         return wrong(f"edit common/mish_grad_contract.h in {scratch} first, then run the cell")
-    # The learner's copy runs in a worker process: an edit that crashes cannot kill the notebook.
-    statuses = call_on_copy(scratch, _statuses_in_a_worker, scratch)
+    # The copy's library is loaded in a worker process: an edit that crashes or hangs cannot
+    # take the notebook down (aclnn.twin_backend).
+    statuses = call_on_copy(scratch, _statuses_of_copy, scratch.path)
     if statuses[0] != 0:
         return wrong("phase 1 of your copy still refuses 9 dimensions: set the limit to 9")
     return equal_or_hint(

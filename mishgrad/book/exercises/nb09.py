@@ -106,8 +106,7 @@ def _overlap_refusal(shape: Shape, strides: Shape) -> tuple[bool, int | None]:
         phase1 = aclnn.get_workspace_size(session, one, one, out, check=False)
         message = (session.lib.aclGetRecentErrMsg() or b"").decode()
         phase1.close()
-        for tensor in (one, out):
-            tensor.release()
+        session.release(one, out)
         session.free(memory)
     rule = re.search(r"rule (\d)", message)
     return phase1.status != 0, int(rule.group(1)) if rule else None

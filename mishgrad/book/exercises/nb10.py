@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
@@ -40,18 +41,15 @@ def _goldens(name: str, seed: int = 909) -> np.ndarray:
     return values.astype(dtypes.as_dtype(name)).astype(np.float64)
 
 
+_ULPS_USAGE: Final = "return a NumPy array of numbers, one per golden value"
+
+
 @learner_function("write a function allowed_ulps(golden, dtype_name) and pass it")
 def check_allowed_ulps(function: Callable[..., object] | None) -> Verdict:
     """``function(golden, dtype_name)`` must return MARE's allowance in ULPs of each golden."""
     for name in _FORMATS:
         golden = _goldens(name)
-        got = learner_numbers(
-            function,
-            golden,
-            name,
-            shape=golden.shape,
-            usage="return a NumPy array of numbers, one per golden value",
-        )
+        got = learner_numbers(function, golden, name, shape=golden.shape, usage=_ULPS_USAGE)
         if not np.allclose(got, reference_allowed_ulps(golden, name), rtol=1e-9, atol=0):
             return wrong(
                 f"{name}: the allowance is 10 T (|g| + 1e-7); divide by the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
@@ -34,17 +35,14 @@ def operands(seed: int = 1111, count: int = 600) -> tuple[np.ndarray, np.ndarray
     return a, b
 
 
+_QUOTIENTS_USAGE: Final = "return a NumPy array of float32 numbers, one quotient per pair"
+
+
 @learner_function("write a function adversarial_div(a, b) and pass it")
 def check_adversarial_div(function: Callable[..., object] | None) -> Verdict:
     """``function(a, b)`` must round each quotient as the twin's ``adversarial`` model does."""
     a, b = operands()
-    got = learner_numbers(
-        function,
-        a,
-        b,
-        shape=a.shape,
-        usage="return a NumPy array of float32 numbers, one quotient per pair",
-    )
+    got = learner_numbers(function, a, b, shape=a.shape, usage=_QUOTIENTS_USAGE)
     expected = vector_math.div(a, b, _MODEL).astype(np.float64)
     if np.array_equal(got, expected):
         return correct(
