@@ -107,6 +107,7 @@ def refusals(backend: aclnn.Backend) -> list[tuple[int, str]]:
     """Statuses and messages of refused calls: a bad dtype in phase 1, raw runtime calls."""
     with aclnn.Session(backend) as session:
         lib = session.lib
+        lib.aclGetRecentErrMsg()  # this thread's messages from earlier tests are not ours
         found = []
         for dtypes in [("float32", "int32", "float32"), ("float64", "float32", "float32")]:
             tensors = [session.tensor(np.zeros(4, dtype=name)) for name in dtypes]

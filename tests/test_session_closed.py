@@ -7,6 +7,7 @@ session's calls as long as another one is open: the Python layer has to say no.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -178,3 +179,13 @@ def test_memory_a_launch_still_uses_is_not_freed_before_the_stream_is_synchroniz
         assert x.address is None
         session.free(workspace)
         assert np.array_equal(out.to_numpy(), oracle.mish_backward_oracle(ONES, ONES))
+
+
+def test_a_closed_sessions_unread_refusals_do_not_reach_the_next_error():
+    with aclnn.Session("twin") as session:
+        assert session.lib.aclrtFree(ctypes.c_void_p(12345)) != 0  # its message never read
+    with aclnn.Session("twin") as session:
+        tensors = [session.tensor(np.zeros(4, dtype=name)) for name in ("float32", "int32")]
+        with pytest.raises(aclnn.AclError) as refused:
+            aclnn.get_workspace_size(session, tensors[0], tensors[1], session.empty([4], "float32"))
+    assert "INT32" in refused.value.message and "aclrtFree" not in refused.value.message

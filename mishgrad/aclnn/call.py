@@ -62,6 +62,8 @@ class Phase1:
         status = self.session.lib.aclDestroyAclOpExecutor(self.executor)
         if check:
             self.session.check(status, "aclDestroyAclOpExecutor")
+        elif status != 0:  # read the refusal, so that no later error report carries it
+            self.session.lib.aclGetRecentErrMsg()
 
     def __enter__(self) -> Phase1:
         return self

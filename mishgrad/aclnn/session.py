@@ -214,6 +214,8 @@ class Session:
             self.lib.aclrtDestroyStream(self.stream)
             self.stream = None
             self.lib.aclrtResetDevice(self.device)
+        if self.lib.ended is None:  # what the cleanup was refused is not the next call's error
+            self.lib.aclGetRecentErrMsg()
 
     def __enter__(self) -> Session:
         return self
