@@ -82,7 +82,7 @@ def test_budget_bars_stack_the_model_buffers(on):
 @pytest.mark.parametrize("name", list(PLANS))
 def test_core_kinds_cover_every_core_and_element(name):
     plan = PLANS[name]
-    kinds = tiling_viz.core_kinds(plan)
+    kinds = tiling.core_kinds(plan)
     assert sum(k.cores for k in kinds) == plan.blockDim
     assert sum(k.cores * k.length for k in kinds) == plan.totalLength
     assert kinds[-1].kind == "last"
@@ -91,8 +91,8 @@ def test_core_kinds_cover_every_core_and_element(name):
 
 
 def test_core_kinds_leave_out_kinds_without_cores():
-    assert [k.kind for k in tiling_viz.core_kinds(PLANS["one element"])] == ["last"]
-    assert [k.kind for k in tiling_viz.core_kinds(PLANS["a partial unit on the last core"])] == [
+    assert [k.kind for k in tiling.core_kinds(PLANS["one element"])] == ["last"]
+    assert [k.kind for k in tiling.core_kinds(PLANS["a partial unit on the last core"])] == [
         "big",
         "small",
         "last",
@@ -118,10 +118,10 @@ def test_core_split_draws_one_bar_per_core_and_hatches_tails(name):
     hatched = [b for b in bars if b.get_hatch()]
     assert len(filled) == plan.blockDim
     assert [b.get_width() for b in filled] == [length for _, length in plan.core_slices()]
-    partial = sum(k.cores for k in tiling_viz.core_kinds(plan) if k.tail < plan.tileLength)
+    partial = sum(k.cores for k in tiling.core_kinds(plan) if k.tail < plan.tileLength)
     assert len(hatched) == partial
     lines = [c for c in ax.collections if isinstance(c, LineCollection)]
-    separators = sum(k.cores * (k.tiles - 1) for k in tiling_viz.core_kinds(plan))
+    separators = sum(k.cores * (k.tiles - 1) for k in tiling.core_kinds(plan))
     assert sum(len(c.get_segments()) for c in lines) == separators
     assert ax.get_ylim() == (plan.blockDim - 0.5, -0.5)
     assert ax.get_title() == name

@@ -18,14 +18,7 @@ from matplotlib.figure import Figure
 from mishgrad.kernel import tiling
 
 from .i18n import translate
-from .tiling_viz import (
-    CORE_COLORS,
-    LEGEND_BESIDE,
-    TAIL_COLOR,
-    core_kind,
-    core_kinds,
-    legend_handles,
-)
+from .tiling_viz import CORE_COLORS, LEGEND_BESIDE, TAIL_COLOR, core_kind, legend_handles
 
 #: The rows of :func:`tiling_split` on its y axis: units, cores, tiles.
 _UNITS_Y, _CORES_Y, _TILES_Y = 2.0, 1.0, 0.0
@@ -45,7 +38,7 @@ def small_plan() -> tiling.TilingPlan:
 
 def core_tiles(plan: tiling.TilingPlan, core: int) -> list[int]:
     """The lengths of core ``core``'s tiles in ``plan``, in order (the last is its tail)."""
-    kind = next(k for k in core_kinds(plan) if k.kind == core_kind(plan, core))
+    kind = next(k for k in tiling.core_kinds(plan) if k.kind == core_kind(plan, core))
     return [plan.tileLength] * (kind.tiles - 1) + [kind.tail]
 
 
