@@ -5,8 +5,6 @@ pins the version: a repository, a commit, a path and, where it helps, the lines.
 commits are named once here so that every link to one repository agrees.
 """
 
-from __future__ import annotations
-
 from typing import Final
 from urllib.parse import quote
 

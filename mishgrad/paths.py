@@ -3,8 +3,6 @@
 Nothing here imports anything of mishgrad: it is the ground floor, below every layer.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Final
 

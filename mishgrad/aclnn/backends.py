@@ -3,8 +3,6 @@
 See :mod:`mishgrad.aclnn` for the backends and ``MISHGRAD_BACKEND``.
 """
 
-from __future__ import annotations
-
 import ctypes
 import os
 from functools import cache

@@ -6,8 +6,6 @@ whichever libraries a backend loaded (:mod:`mishgrad.aclnn.backends`). Every num
 C goes through :func:`checked_ints` first, because ctypes silently wraps one that does not fit.
 """
 
-from __future__ import annotations
-
 import ctypes
 import operator
 import os
@@ -91,7 +89,7 @@ class Backend:
         """The file whose ``aclnnMishBackward`` the binding calls, as the dynamic linker says."""
         return library_of(self.functions["aclnnMishBackward"])
 
-    def for_session(self) -> Backend:
+    def for_session(self) -> "Backend":
         """The backend a new :class:`~mishgrad.aclnn.Session` calls: this one."""
         return self
 

@@ -1,7 +1,5 @@
 """The two phases of ``aclnnMishBackward``, and the whole call in one function."""
 
-from __future__ import annotations
-
 import ctypes
 from dataclasses import dataclass, field
 
@@ -65,7 +63,7 @@ class Phase1:
         elif status != 0:  # read the refusal, so that no later error report carries it
             self.session.lib.aclGetRecentErrMsg()
 
-    def __enter__(self) -> Phase1:
+    def __enter__(self) -> "Phase1":
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -9,8 +9,6 @@ is the file that was written.
 Run as ``python -m mishgrad.aclnn.example``.
 """
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys

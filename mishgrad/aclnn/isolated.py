@@ -20,8 +20,6 @@ the worker and all state in it, whichever run caused it; later calls of a backen
 raise, saying so (a release succeeds: what it frees is gone); the next session binds afresh.
 """
 
-from __future__ import annotations
-
 import ctypes
 import os
 import threading
@@ -119,7 +117,7 @@ class WorkerBackend(Backend):
     in_worker: ClassVar[bool] = True
 
     @classmethod
-    def of(cls, path: str, watchdog: isolation.Watchdog) -> WorkerBackend:
+    def of(cls, path: str, watchdog: isolation.Watchdog) -> "WorkerBackend":
         """The library at ``path``, loaded in the worker at the first call."""
         roles = dict.fromkeys(role for role, _, _ in SIGNATURES.values())
         backend = cls("twin", dict.fromkeys(roles, path), {}, watchdog=watchdog)
@@ -133,7 +131,7 @@ class WorkerBackend(Backend):
         """The library file, which serves ``aclnnMishBackward`` in the worker."""
         return os.path.realpath(self.op_library)
 
-    def for_session(self) -> WorkerBackend:
+    def for_session(self) -> "WorkerBackend":
         """A backend of the same library, bound to the worker that runs at its first call."""
         return WorkerBackend.of(self.op_library, self.watchdog)
 

@@ -11,8 +11,6 @@ version, the element size, and the plan the kernel ran (blockDim, tileLength, ta
 kernel writes none, and a workspace without the stamp means another kernel ran.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from typing import Final

@@ -1,7 +1,5 @@
 """A session (ACL initialized, a device set, a stream) and the device tensors it owns."""
 
-from __future__ import annotations
-
 import atexit
 import ctypes
 from collections.abc import Sequence
@@ -33,7 +31,7 @@ from .status import AclError
 _INITIALIZED: set[str] = set()
 
 
-def _initialize(session: Session) -> None:
+def _initialize(session: "Session") -> None:
     """``aclInit`` once per process and runtime library, ``aclFinalize`` at exit.
 
     ACL is initialized once per process (a second ``aclInit`` is an error, and CANN does
@@ -173,7 +171,7 @@ class Session:
         self.require_open()
         self.check(self.lib.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
 
-    def tensor(self, array: npt.ArrayLike) -> DeviceTensor:
+    def tensor(self, array: npt.ArrayLike) -> "DeviceTensor":
         """A device copy of ``array``, its view kept (:meth:`DeviceTensor.from_numpy`)."""
         tensor = DeviceTensor.from_numpy(self, array)
         self._tensors.append(tensor)
@@ -184,7 +182,7 @@ class Session:
         """How many of the session's device tensors are not yet released."""
         return len(self._tensors)
 
-    def release(self, *tensors: DeviceTensor) -> None:
+    def release(self, *tensors: "DeviceTensor") -> None:
         """Free ``tensors`` now rather than at :meth:`close` (a long-lived session's calls).
 
         Releasing is idempotent, so it does nothing after :meth:`close`, which released them.
@@ -194,7 +192,7 @@ class Session:
         released = {id(tensor) for tensor in tensors}
         self._tensors = [t for t in self._tensors if id(t) not in released]
 
-    def empty(self, shape: Sequence[int], dtype: npt.DTypeLike) -> DeviceTensor:
+    def empty(self, shape: Sequence[int], dtype: npt.DTypeLike) -> "DeviceTensor":
         """An uninitialized contiguous device tensor."""
         return self.tensor(np.zeros(shape, dtype=dtype))
 
@@ -217,7 +215,7 @@ class Session:
         if self.lib.ended is None:  # what the cleanup was refused is not the next call's error
             self.lib.aclGetRecentErrMsg()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> "Session":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -239,7 +237,7 @@ class DeviceTensor:
     owns_memory: bool = False
 
     @classmethod
-    def from_numpy(cls, session: Session, array: npt.ArrayLike) -> DeviceTensor:
+    def from_numpy(cls, session: Session, array: npt.ArrayLike) -> "DeviceTensor":
         """Copy the memory a view spans to the device and describe the view with aclCreateTensor.
 
         ``array`` goes through :func:`mishgrad.math.dtypes.as_input` (any byte order; lists
@@ -270,7 +268,7 @@ class DeviceTensor:
         offset: int,
         storage_size: int,
         dtype: npt.DTypeLike,
-    ) -> DeviceTensor:
+    ) -> "DeviceTensor":
         """``aclCreateTensor`` over existing device memory (any view: shape, strides, offset).
 
         The tensor does not own that memory: :meth:`release` frees only the ``aclTensor``.

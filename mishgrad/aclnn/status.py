@@ -1,7 +1,5 @@
 """ACL and aclnn status codes, and the exception a failed call raises."""
 
-from __future__ import annotations
-
 from typing import Final
 
 #: Status codes (CANN's acl_base_rt.h and error_codes/rt_error_codes.h; the aclnn return codes page,

@@ -15,8 +15,6 @@ Each function creates its figure through pyplot and returns it without showing i
 notebook cell ends with ``plt.show()``.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import matplotlib.pyplot as plt

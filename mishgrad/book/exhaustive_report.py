@@ -5,8 +5,6 @@ tables as ``.md``), written by ``bench/exhaustive_run.py``; notebook 11 reads it
 the file and shows its regions with :func:`region_table`, in the notebook's language.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Final
 

@@ -12,8 +12,6 @@ A string no entry matches is shown as it is (``tests/rules/translations.py`` kee
 complete).
 """
 
-from __future__ import annotations
-
 import functools
 import re
 import string

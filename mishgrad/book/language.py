@@ -10,8 +10,6 @@ lives in a folder of its own language, so the two editions never share a learner
 (:mod:`mishgrad.kernel.scratch`).
 """
 
-from __future__ import annotations
-
 from mishgrad.kernel import messages, scratch
 
 from . import i18n, notebook_display

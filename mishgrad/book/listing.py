@@ -7,8 +7,6 @@ block or the bare text. All are the same on every run, as nbval's comparison of 
 outputs needs.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Final
 

@@ -6,8 +6,6 @@ draw the same figures with the English code; just before a figure is displayed, 
 through the translations (:func:`localize_figure`).
 """
 
-from __future__ import annotations
-
 import functools
 import re
 import warnings

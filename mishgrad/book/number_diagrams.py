@@ -7,8 +7,6 @@ As in :mod:`mishgrad.book.diagrams`, every word passes through
 :func:`mishgrad.book.i18n.translate`, and the function returns its figure without showing it.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import matplotlib.pyplot as plt

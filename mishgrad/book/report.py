@@ -6,8 +6,6 @@ shown in the notebook's language (:mod:`mishgrad.book.i18n`): the Chinese notebo
 ``table(...)`` calls and read Chinese.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 
 import numpy as np

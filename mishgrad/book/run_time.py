@@ -6,8 +6,6 @@ book's (:func:`report`); each notebook's opening **Run time** paragraph and READ
 written by ``tools/production/run_time.py``.
 """
 
-from __future__ import annotations
-
 import json
 import time
 from dataclasses import dataclass

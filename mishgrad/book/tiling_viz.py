@@ -5,8 +5,6 @@ Figure functions create their figure (or draw into ``ax``) and return it without
 the notebook cell ends with ``plt.show()``.
 """
 
-from __future__ import annotations
-
 import base64
 import io
 from collections.abc import Iterable, Sequence

@@ -22,8 +22,6 @@ made from the cell entries by ``tools/production/notebook_translation.py``, whic
 entries (``tools/production/translation_entries.py``).
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from pathlib import Path

@@ -6,8 +6,6 @@ exponential is subnormal (:data:`FLUSH_BAND`). ``bench/accuracy_runs.py`` runs t
 them under each numerics model and judges the results.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import numpy as np

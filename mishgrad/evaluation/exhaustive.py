@@ -7,8 +7,6 @@ shares the book reports; notebook 11 shows the stored result's regions
 (:func:`mishgrad.book.exhaustive_report.region_table`).
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable
 from typing import Final

@@ -22,8 +22,6 @@ discusses non-finite values: equal values (two NaNs or two infinities of one sig
 count as error 0, any other pair with a NaN or an infinity as an infinite error.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import numpy as np

@@ -21,8 +21,6 @@ copy-in, the last tile's copy-out) to the busiest core's roofline. Launch overhe
 costs are not modelled: for small n the prediction is a lower bound.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -187,7 +185,7 @@ class Roofline:
         chip: str | Platform = DEFAULT_PLATFORM,
         op_cycles_per_repeat: Mapping[str, float] | None = None,
         **parameters: float,
-    ) -> Roofline:
+    ) -> "Roofline":
         """The roofline of ``chip``: PipelineModel's defaults, overridden by ``parameters``.
 
         ``chip`` is a key of :data:`mishgrad.kernel.platforms.PLATFORMS` or a Platform;
@@ -198,7 +196,7 @@ class Roofline:
         model = PipelineModel(vector_cores=resolved.vector_cores, **parameters)
         return cls(resolved, model, dict(op_cycles_per_repeat or {}))
 
-    def replace(self, **parameters: float) -> Roofline:
+    def replace(self, **parameters: float) -> "Roofline":
         """A copy with some PipelineModel parameters changed (``hbm_bytes_per_second=...``)."""
         return dataclasses.replace(self, model=dataclasses.replace(self.model, **parameters))
 

@@ -14,8 +14,6 @@ vector instructions of its own: counted as one call each here, they make V2's co
 bound.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from dataclasses import dataclass
 from typing import Final

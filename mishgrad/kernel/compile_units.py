@@ -14,8 +14,6 @@ notebooks`` do, so that stored outputs never depend on the cache). The compiler 
 (:func:`compiler_command`), for every build of the project.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import os

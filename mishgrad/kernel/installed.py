@@ -23,8 +23,6 @@ The routes of the package's installer, the ``.run``'s ``install.sh``, which is a
     active in every process on the host.
 """
 
-from __future__ import annotations
-
 import ctypes
 import json
 import os

@@ -30,8 +30,6 @@ machine that is slow to start Python is not taken for a kernel that hangs. A sto
 replaced by a fresh one at the next call.
 """
 
-from __future__ import annotations
-
 import atexit
 import os
 import signal

@@ -13,8 +13,6 @@ The environment variable ``MISHGRAD_TWIN_NUMERICS`` chooses how the kernels' ``E
 ``Div`` round (:func:`numerics_model`).
 """
 
-from __future__ import annotations
-
 import os
 import threading
 from collections.abc import Mapping

@@ -8,8 +8,6 @@ translator down (:func:`set_translator`). What the C++ twin or the compiler wrot
 template and stays as written, as in the C example and CI logs.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 _translator: Callable[[str], str] | None = None
@@ -41,7 +39,7 @@ class Ambiguous(str):
 
     meaning: str
 
-    def __new__(cls, text: str, *, meaning: str) -> Ambiguous:
+    def __new__(cls, text: str, *, meaning: str) -> "Ambiguous":
         """The word ``text``, to be translated as ``meaning``."""
         word = super().__new__(cls, text)
         word.meaning = meaning

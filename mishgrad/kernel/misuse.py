@@ -7,8 +7,6 @@ for it, with the public source. "Twin-only" marks a check the NPU does not make:
 what it computes is undefined (stale or overwritten data), or it fails later, elsewhere.
 """
 
-from __future__ import annotations
-
 import ctypes
 from dataclasses import dataclass
 from functools import cache

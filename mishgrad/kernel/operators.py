@@ -11,8 +11,6 @@ process or isolated, with a trace. :data:`MISH_GRAD` is the book's operator, the
 everywhere; :data:`SILU_GRAD` is the capstone's (notebook 14), whose folder is a skeleton.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -18,8 +18,6 @@ Sources, cann/ops-nn at commit e5c3fa9327ea95ba26d06227e746923580d10921:
   installs into ``opp/vendors/NAME_nn``, its aclnn library into ``op_api/lib``.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import shutil

@@ -7,8 +7,6 @@ queues' EnQue/DeQue/Alloc/Free. Given what each tile asks of each engine (:class
 model, not a measurement.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 

@@ -7,8 +7,6 @@ check sees a write that never happens: :func:`check_plan` refuses the plans thos
 unsafe or silently wrong, naming the field and why.
 """
 
-from __future__ import annotations
-
 import ctypes
 
 import numpy as np

@@ -6,8 +6,6 @@ CANN's tiling API (``PlatformAscendC::GetCoreMemSize``) reports 256 bytes short
 Ascend 950 reports its whole UB and needs no scratch. :data:`SOURCES` gives every figure's link.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Final
 

@@ -23,8 +23,6 @@ The environment variable ``MISHGRAD_SCRATCH`` (an absolute path; unset or empty:
 test run never touches the copies a learner edits in JupyterLab at the same time.
 """
 
-from __future__ import annotations
-
 import contextlib
 import difflib
 import filecmp

@@ -7,8 +7,6 @@ AscendC call makes, but not a write through a raw pointer (``GetPhyAddr()``, ari
 finds the guards and the inputs' bytes such a write changed.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager

@@ -5,8 +5,6 @@ edit to the kernel shows up the next time the cell runs (coloured by
 :func:`mishgrad.book.listing.source_block`). A :class:`Listing` is such text with a title.
 """
 
-from __future__ import annotations
-
 import re
 import textwrap
 from collections.abc import Sequence

@@ -11,8 +11,6 @@ explain it, and ``tests/test_tiling.py`` checks on thousands of inputs that both
 3. **Tiles.** Each core cuts its slice into full tiles and one tail.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 from .platforms import SELECT_SCRATCH_BYTES, UB_RESERVED_BYTES, Platform, platform

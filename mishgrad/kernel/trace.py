@@ -6,8 +6,6 @@ core and tile, labels each call with its pipeline stage (:func:`stages`) and cou
 vector instructions (:func:`instruction_counts`).
 """
 
-from __future__ import annotations
-
 import re
 from collections import Counter
 from collections.abc import Mapping

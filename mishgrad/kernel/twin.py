@@ -10,8 +10,6 @@ the twin's ``Exp`` and ``Div``. ``MISHGRAD_TWIN_NUMERICS`` chooses how those rou
 (``kernel/twin/include/twin/numerics.h``).
 """
 
-from __future__ import annotations
-
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass

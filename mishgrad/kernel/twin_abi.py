@@ -6,8 +6,6 @@ glue, ``kernel/mish_grad/twin``) for :mod:`mishgrad.kernel.twin` and the worker 
 which :func:`run_entry` runs through the twin's launcher, ``mishgrad_twin_run``.
 """
 
-from __future__ import annotations
-
 import ctypes
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,7 +44,7 @@ class TilingData(ctypes.Structure):
         return tiling.TilingPlan(*(getattr(self, name) for name, _ in self._fields_))
 
     @classmethod
-    def from_plan(cls, plan: tiling.TilingPlan) -> TilingData:
+    def from_plan(cls, plan: tiling.TilingPlan) -> "TilingData":
         """The struct for a plan (e.g. one a notebook modified on purpose)."""
         return cls(*(getattr(plan, name) for name, _ in cls._fields_))
 

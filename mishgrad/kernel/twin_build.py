@@ -15,8 +15,6 @@ UndefinedBehaviorSanitizer and runs only in a process started with the sanitizer
 preloaded; see ``tests/test_sanitizers.py``).
 """
 
-from __future__ import annotations
-
 import ctypes
 import fcntl
 import json

@@ -1,7 +1,5 @@
 """The UB map: the kernel's ``InitBuffer`` calls from the trace, named after the tiling's budget."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final

@@ -8,8 +8,6 @@ Each tensor starts at an offset into its block, past a guard
 (:mod:`mishgrad.kernel.shared_tensors`).
 """
 
-from __future__ import annotations
-
 import ctypes
 import importlib
 import os

@@ -11,8 +11,6 @@ arrays (:func:`as_input`, :func:`as_floats`) and dtypes (:func:`as_dtype`): any 
 native results out, so no other module handles byte order.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Final
 

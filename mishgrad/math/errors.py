@@ -12,8 +12,6 @@ Summaries of a whole batch of results, and the targets checked on them, are
 ``bench/error_summary.py`` (bench/ and the tests use them).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final

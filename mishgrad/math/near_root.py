@@ -4,8 +4,6 @@ Notebook 03 measures the errors of :func:`forms` on :func:`neighbourhood`; noteb
 the same results by CANN's precision standard.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import numpy as np

@@ -17,8 +17,6 @@ The formulas: ops-nn v1's README (:func:`dmish_b1`, :func:`dmish_b2_naive`), v1'
 numerics model of :mod:`mishgrad.math.vector_math`, operation for operation as it computes.
 """
 
-from __future__ import annotations
-
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -12,8 +12,6 @@ and ``float(mpf)`` is not guaranteed to round to nearest. Midpoints between neig
 16- or 32-bit float are exact float64 numbers, so comparing against them is exact.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Final
 

@@ -15,8 +15,6 @@ on a fixed, reproducible sample made of three parts:
     zero and absolute error is what counts.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import numpy as np

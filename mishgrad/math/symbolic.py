@@ -10,8 +10,6 @@ particular for ``E = e^x``: a proof. ``relu`` and ``|x|`` (in V2 and in the sign
 not rational, so those formulas are proven on each sign separately.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 import mpmath

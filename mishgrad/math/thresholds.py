@@ -10,8 +10,6 @@ Thresholds are found by bisection over the ordered representable values of the d
 (:func:`mishgrad.math.dtypes.ordered`), so each is an exact representable x, not an estimate.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 import numpy as np

@@ -20,8 +20,6 @@ NumPy model of the kernel can reproduce the kernel under each model. One excepti
 exceeds half an ulp (a fraction of a percent of inputs; both are within one ulp).
 """
 
-from __future__ import annotations
-
 import math
 from typing import Final
 

@@ -12,8 +12,6 @@ as an :class:`EarlyVerdict`, which the checker's decorator (:func:`checker`) ret
 mistake, and answers of the wrong kind.
 """
 
-from __future__ import annotations
-
 import functools
 import numbers
 import re
@@ -167,7 +165,7 @@ def learner_answer(
     return result
 
 
-def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
+def compiler_excerpt(message: str, scratch: "ScratchKernel") -> str:
     """The first error of a failed build, short: at most :data:`COMPILER_LINES` lines.
 
     Paths inside the copy are shown relative to it (``op_kernel/mish_grad.h:235:9: error:
@@ -190,7 +188,7 @@ def compiler_excerpt(message: str, scratch: ScratchKernel) -> str:
 
 
 def call_on_copy(
-    scratch: ScratchKernel, function: Callable[..., Result], *args: object, **kwargs: object
+    scratch: "ScratchKernel", function: Callable[..., Result], *args: object, **kwargs: object
 ) -> Result:
     """Call ``function(*args, **kwargs)``, which builds the learner's scratch copy and runs it.
 

@@ -4,8 +4,6 @@ Each reader returns the answer, or raises the :class:`~mishgrad.book.exercises.E
 that ends the check (a decorated checker returns it).
 """
 
-from __future__ import annotations
-
 import math
 import numbers
 from collections.abc import Callable

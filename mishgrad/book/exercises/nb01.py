@@ -1,7 +1,5 @@
 """Checkers for notebook 01's exercises (Mish and its gradient)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Final

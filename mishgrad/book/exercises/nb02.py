@@ -1,7 +1,5 @@
 """Checkers for notebook 02 (floats, ULPs and overflow)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Final
 

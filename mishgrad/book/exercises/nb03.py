@@ -1,7 +1,5 @@
 """Checkers for notebook 03 (where the formulas break)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Final
 

@@ -1,7 +1,5 @@
 """Checkers for notebook 04 (tiling): v1's core split, a tile length, a kernel edit."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 import numpy as np

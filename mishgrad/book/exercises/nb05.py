@@ -1,7 +1,5 @@
 """Checkers for notebook 05's exercises (the AscendC kernel)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from functools import partial
 

@@ -1,7 +1,5 @@
 """Checkers for notebook 06 (the pipeline and the Unified Buffer)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Final
 

@@ -1,7 +1,5 @@
 """Checkers for notebook 07 (debugging a kernel)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -1,7 +1,5 @@
 """Checkers for notebook 08, the aclnn two-phase call: the CPU twin gives every expected answer."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final

@@ -1,7 +1,5 @@
 """Checkers for notebook 09: broadcasting and views (against NumPy), the twin's overlap rule."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable
 from typing import Final

@@ -1,7 +1,5 @@
 """Checkers for notebook 10 (CANN's precision standard)."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 from typing import Final

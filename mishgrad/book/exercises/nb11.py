@@ -1,7 +1,5 @@
 """Checkers for notebook 11 (the NPU's arithmetic): ``Div`` under the ``adversarial`` model."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Final
 

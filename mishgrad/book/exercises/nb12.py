@@ -1,7 +1,5 @@
 """Checkers for notebook 12 (performance)."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Mapping
 

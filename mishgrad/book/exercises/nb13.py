@@ -5,8 +5,6 @@ temporary folder and compare the learner's answers with
 :func:`mishgrad.kernel.opsnn.resolve_include` on it.
 """
 
-from __future__ import annotations
-
 import tempfile
 from pathlib import Path
 from typing import Final

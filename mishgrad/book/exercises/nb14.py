@@ -9,8 +9,6 @@ and a hint for the mistake it points at (:data:`HINTS`, :data:`KERNEL_HINTS`). T
 their truths are computed once per process.
 """
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Callable
