@@ -15,8 +15,12 @@ NOTEBOOKS ?= notebooks/*.ipynb notebooks/zh-CN/*.ipynb
 LAB_LANGUAGE ?= en
 LAB_TREE := notebooks$(if $(filter zh-CN,$(LAB_LANGUAGE)),/zh-CN,)
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
-# pytest-xdist: one worker per core; a notebook's cells stay together, in order, on one worker.
+# pytest-xdist: a notebook's cells stay together, in order, on one worker. -n auto is one worker
+# per core on the twin, and one in all on CANN (tests/conftest.py: every session sets device 0).
 TEST_WORKERS ?= -n auto --dist loadfile
+# Debian packages a target needs, installed only when it finds them missing (as root, or
+# through sudo without a password); where it cannot, it says what is missing and stops.
+INSTALL_MISSING := bash tools/install_missing.sh
 # What `make format` rewrites: the sources, never the notebooks, whose code cells may hold a
 # learner's answers and notes (`make lint` still checks the notebooks, without changing them).
 FORMATTED := mishgrad tests bench docs tools kernel
@@ -25,11 +29,13 @@ FORMATTED := mishgrad tests bench docs tools kernel
 FORCE ?=
 TRANSLATE := $(BIN)/python -m tools.production.notebook_translation build$(if $(filter 1,$(FORCE)), --force,)
 
-.PHONY: help venv lab test check lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
+.PHONY: help venv lab test npu-rehearsal check lint format notebooks translations fonts bench notebook-times exhaustive twin example cann-check opsnn-check ut gtest shellcheck site browser test-site clean
 
 help:
 	@echo "make lab        set up .venv if needed and start JupyterLab on notebooks/ (LAB_LANGUAGE=zh-CN: 中文)"
 	@echo "make test       set up .venv if needed, then lint, unit tests and nbval on every notebook"
+	@echo "make npu-rehearsal  the NPU runner's test run (MISHGRAD_BACKEND=ascend) on a stand-in CANN"
+	@echo "                posing as a 910B3 (NPU_REHEARSAL=the tests and notebooks; default a subset)"
 	@echo "make check      the fast loop: lint and every test not marked slow (a stale translation warns)"
 	@echo "make notebooks  regenerate the Chinese notebooks, then re-execute every notebook top to bottom,"
 	@echo "                storing outputs (NOTEBOOKS=notebooks/05_*.ipynb: some); it stops where a"
@@ -71,24 +77,20 @@ lint: $(STAMP) shellcheck
 	$(BIN)/python tools/shell_check.py
 
 # ShellCheck for the shell scripts and the workflows' run blocks (tools/shell_check.py):
-# Debian's shellcheck, installed when missing (as root, or through sudo), like gtest below.
+# Debian's shellcheck, installed when missing, like gtest below.
 shellcheck:
-	@if ! command -v shellcheck >/dev/null; then \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends shellcheck; fi
+	@command -v shellcheck >/dev/null || $(INSTALL_MISSING) ShellCheck shellcheck
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix $(FORMATTED)
 	$(BIN)/ruff format $(FORMATTED)
 
-# gtest for the operator's unit tests: Debian's libgtest-dev, installed when missing (as root,
-# or through sudo), like the browser target below.
+# gtest for the operator's unit tests: Debian's libgtest-dev, installed when missing, like the
+# browser target below.
 GTEST_HEADER ?= /usr/include/gtest/gtest.h
 
 gtest:
-	@if [ ! -f "$(GTEST_HEADER)" ]; then \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
+	@[ -f "$(GTEST_HEADER)" ] || $(INSTALL_MISSING) "gtest ($(GTEST_HEADER))" libgtest-dev
 
 # The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin: tiling and
 # infershape in gtest, the kernel with golden data (tools/ut.py).
@@ -96,12 +98,10 @@ ut: $(STAMP) gtest
 	$(BIN)/python -m tools.ut
 
 # The Chinese notebooks' figures need a font with Chinese glyphs: Debian's fonts-noto-cjk,
-# installed when fontconfig knows no Simplified Chinese font (as root, or through sudo).
+# installed when fontconfig knows no Simplified Chinese font.
 fonts:
-	@if ! fc-list :lang=zh-cn family 2>/dev/null | grep -q .; then \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \
-			fontconfig fonts-noto-cjk; fi
+	@fc-list :lang=zh-cn family 2>/dev/null | grep -q . || \
+		$(INSTALL_MISSING) "a Simplified Chinese font (fontconfig)" fontconfig fonts-noto-cjk
 
 # MISHGRAD_BACKEND=ascend runs the aclnn layer on CANN: source CANN's set_env.sh first.
 # The notebooks' scratch copies go to build/test-scratch (MISHGRAD_SCRATCH, set by
@@ -112,6 +112,20 @@ test: lint ut fonts
 		exit 2; fi;; esac
 	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/python -m pytest tests notebooks --ignore=tests/browser \
 		$(NBVAL_ARGS) $(TEST_WORKERS)
+
+# The test run of the Ascend workflow's last step (MISHGRAD_BACKEND=ascend: one worker, nbval's
+# sanitizers for the NPU), rehearsed on a stand-in CANN made of the twin that poses as a 910B3,
+# 40 vector cores where the notebooks were recorded with 48 (tools/npu_rehearsal.py). By default
+# the tests and notebooks whose calls go to the selected backend; everything, with one worker
+# (about three times `make test`'s time): NPU_REHEARSAL="tests notebooks --ignore=tests/browser".
+NPU_REHEARSAL ?= tests/test_acl.py tests/test_errors.py tests/test_ascend_backend.py \
+	tests/test_example.py notebooks/00_*.ipynb notebooks/zh-CN/00_*.ipynb notebooks/08_*.ipynb \
+	notebooks/09_*.ipynb
+
+npu-rehearsal: export MISHGRAD_BACKEND := ascend
+npu-rehearsal: $(STAMP) fonts
+	MISHGRAD_BUILD_PROGRESS=0 $(BIN)/python -m tools.npu_rehearsal \
+		$(BIN)/python -m pytest $(NPU_REHEARSAL) $(NBVAL_ARGS) $(TEST_WORKERS)
 
 # The fast loop while editing: lint, then every test not marked `slow` (no nbval, ASan, browser,
 # scratch-copy rebuilds or fuzzing: pyproject.toml registers the marker). A Chinese translation
@@ -198,18 +212,15 @@ site: $(STAMP)
 	$(SPHINX) -d docs/_build/doctrees-zh-CN docs/zh-CN $(SITE_DIR)/zh-CN
 	@echo "site: $(SITE_DIR)/index.html, $(SITE_DIR)/zh-CN/index.html"
 
-# The browser tests drive Debian's chromium through chromedriver; install both when missing
-# (as root, or through sudo). Another Chrome: `make test-site CHROMIUM=... CHROMEDRIVER=...`.
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# The browser tests drive Debian's chromium through chromedriver; install both when missing.
+# Another Chrome: `make test-site CHROMIUM=... CHROMEDRIVER=...`.
 CHROMIUM ?= /usr/bin/chromium
 CHROMEDRIVER ?= /usr/bin/chromedriver
 export CHROMIUM CHROMEDRIVER
 
 browser: fonts
 	@if [ ! -x "$(CHROMIUM)" ] || [ ! -x "$(CHROMEDRIVER)" ]; then \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends \
-			chromium chromium-driver; fi
+		$(INSTALL_MISSING) "$(CHROMIUM) and $(CHROMEDRIVER)" chromium chromium-driver; fi
 
 # Every page of the site headless (console errors, images, math; a screenshot each in
 # build/site-screenshots), and notebook 04 in a running JupyterLab. `make test` leaves

@@ -1,6 +1,7 @@
 """Shared fixtures (exhaustive 16-bit inputs, the float32 sample, CANN's stand-in kernel), the
 ``slow`` marker on what ``make check`` leaves out (nbval's notebook cells, the browser tests),
-and the tests' own folder of scratch copies."""
+the tests' own folder of scratch copies, and a run on CANN's terms: one worker, and nbval's
+sanitizers for what differs with the NPU."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mishgrad.aclnn import backends
 from mishgrad.kernel import scratch, source, twin_build
 from mishgrad.math import dtypes, oracle, samples
 
@@ -33,12 +35,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 TEST_SCRATCH = source.REPOSITORY / "build" / "test-scratch"
 
 
-def pytest_configure() -> None:
-    """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set.
+#: nbval's sanitizers for a run on CANN, added to tests/nbval_sanitize.cfg: outputs that differ
+#: with the NPU (its vector cores, CANN's workspace), which the notebooks recorded on the twin.
+NPU_SANITIZERS = Path(__file__).with_name("nbval_sanitize_npu.cfg")
+#: Both sets of sanitizers in one file, as nbval reads one (written for a run on CANN).
+COMBINED_SANITIZERS = source.REPOSITORY / "build" / "nbval_sanitize_npu.cfg"
 
-    Every process a test starts inherits it: nbval's kernels, xdist's workers, JupyterLab.
+
+def runs_on_cann() -> bool:
+    """Whether ``$MISHGRAD_BACKEND`` loads CANN: ascend, ascend-builtin, or auto with CANN."""
+    kind = os.environ.get("MISHGRAD_BACKEND", "auto")
+    if kind == "auto":
+        try:
+            backends._cann_root()  # where load_backend("auto") looks
+        except OSError:
+            return False
+        return True
+    return kind in ("ascend", "ascend-builtin")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers() -> int | None:
+    """``-n auto`` on CANN: one worker. Every session sets device 0 (``aclrtSetDevice``), and
+    dozens of processes on one NPU would only contend for it; on the twin, xdist's count."""
+    return 1 if runs_on_cann() else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set; on CANN,
+    allow one worker only and add :data:`NPU_SANITIZERS` to nbval's.
+
+    Every process a test starts inherits the variable: nbval's kernels, xdist's workers, JupyterLab.
     """
     os.environ[scratch.ROOT_VARIABLE] = str(TEST_SCRATCH)
+    if runs_on_cann():
+        require_one_worker(config)
+        add_npu_sanitizers(config)
+
+
+def require_one_worker(config: pytest.Config) -> None:
+    """Refuse ``-n`` above 1 on CANN (:func:`pytest_xdist_auto_num_workers`)."""
+    workers = getattr(config.option, "numprocesses", None) or 0
+    if workers > 1:
+        raise pytest.UsageError(
+            f"MISHGRAD_BACKEND={os.environ.get('MISHGRAD_BACKEND', 'auto')} runs on the NPU, "
+            f"device 0: run one worker (-n 1 or -n auto), not {workers}"
+        )
+
+
+def add_npu_sanitizers(config: pytest.Config) -> None:
+    """Give nbval :data:`COMBINED_SANITIZERS`: its sanitizers file and :data:`NPU_SANITIZERS`."""
+    sanitizers = getattr(config.option, "nbval_sanitize_with", None)
+    if not sanitizers or Path(sanitizers) == COMBINED_SANITIZERS:  # none, or a worker's copy
+        return
+    text = Path(sanitizers).read_text() + "\n" + NPU_SANITIZERS.read_text()
+    COMBINED_SANITIZERS.parent.mkdir(parents=True, exist_ok=True)
+    partial = COMBINED_SANITIZERS.with_suffix(f".{os.getpid()}")
+    partial.write_text(text)
+    partial.replace(COMBINED_SANITIZERS)  # atomic: a reader sees the old file or the new
+    config.option.nbval_sanitize_with = str(COMBINED_SANITIZERS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -46,6 +46,9 @@ _FP_FLAGS: Final = ["-ffp-contract=off", "-fno-fast-math"]
 # A null dereference in a learner's edit must fault (and be reported as SIGSEGV by the isolated
 # runner), not let the optimizer treat the path as unreachable and run on into other code.
 _NULL_FLAGS: Final = ["-fno-delete-null-pointer-checks", "-fno-isolate-erroneous-paths-dereference"]
+#: The library's own calls bind to its own code, never to a copy loaded earlier with global
+#: scope (a stand-in CANN made of the twin: tools/npu_rehearsal.py), whose state is another's.
+_LINK_FLAGS: Final = ["-Wl,-Bsymbolic"]
 #: The twin sources any kernel needs besides its own: virtual cores, and how Exp and Div round.
 RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
 #: Beside each library: its size and SHA-256, and what it was built from.
@@ -85,7 +88,7 @@ class BuildSpec:
         """Everything the compiler is told, relative to :attr:`base`, the compiler aside."""
         flags = [compile_units.relative(flag, self.base) for flag in self.flags()]
         units = [compile_units.unit_arguments(unit, self.base) for unit in self.units]
-        return repr((flags, units, self.libraries))
+        return repr((flags, units, self.libraries, _LINK_FLAGS))
 
 
 def kernel_spec(
@@ -219,7 +222,7 @@ def _check_loads(library: Path, spec: BuildSpec, compiler: list[str]) -> None:
 
 def _link(spec: BuildSpec, compiler: list[str], objects: Sequence[Path], partial: Path) -> None:
     libraries = [f"-l{name}" for name in spec.libraries]
-    link = [*compiler, *spec.flags(), "-shared", *map(str, objects), *libraries]
+    link = [*compiler, *spec.flags(), "-shared", *_LINK_FLAGS, *map(str, objects), *libraries]
     result = subprocess.run([*link, "-o", str(partial)], capture_output=True, text=True)
     if result.returncode != 0:
         raise TwinBuildError(f"linking {partial.name} failed:\n{result.stderr.strip()}")

@@ -25,6 +25,7 @@
 //   (https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/aclcppdevg_03_0133.html);
 //   a successful call leaves them in place.
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -219,6 +220,32 @@ void Settle(const Stream* stream)
 
 LaunchPlatform& CurrentLaunchPlatform() { return State().platform; }
 
+namespace {
+
+// $MISHGRAD_TWIN_VECTOR_CORES, when set, is the vector-core count launches plan for until Python
+// chooses a platform (mishgrad_twin_set_platform): with $MISHGRAD_TWIN_SOC_NAME it lets a
+// stand-in CANN pose as another chip (a 910B3: 40), whose runtime would report its own. Returns
+// "" when unset or applied, else why the value is refused.
+std::string ApplyVectorCores()
+{
+    constexpr unsigned long kMaxVectorCores = 1024;  // far above any Ascend chip's
+    const char* text = std::getenv("MISHGRAD_TWIN_VECTOR_CORES");
+    if (text == nullptr) {
+        return "";
+    }
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long cores = std::strtoul(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || cores == 0 || cores > kMaxVectorCores) {
+        return std::string("aclInit: MISHGRAD_TWIN_VECTOR_CORES=") + text +
+               " is not a count of vector cores from 1 to " + std::to_string(kMaxVectorCores);
+    }
+    State().platform.vectorCores = static_cast<uint32_t>(cores);
+    return "";
+}
+
+}  // namespace
+
 }  // namespace twin
 
 using twin::Error;
@@ -257,6 +284,9 @@ aclError aclInit(const char* configPath)
     }
     if (configPath != nullptr && configPath[0] != '\0' && !std::ifstream(configPath)) {
         return Error(ACL_ERROR_INVALID_FILE, std::string("aclInit: cannot read config file ") + configPath);
+    }
+    if (const std::string refused = twin::ApplyVectorCores(); !refused.empty()) {
+        return Error(ACL_ERROR_INVALID_PARAM, refused);
     }
     twin::State().lifecycle = twin::Lifecycle::kInitialized;
     return ACL_SUCCESS;

@@ -58,7 +58,8 @@ void UseUntilSynchronized(void* stream, const std::string& task, const std::vect
 // calls it. Defined in aclnn.cpp.
 void ReleaseAclnnResources();
 
-// The platform the ACL layer launches kernels on (default: Atlas A2 910B2).
+// The platform the ACL layer launches kernels on (default: Atlas A2 910B2; aclInit takes the
+// vector cores from $MISHGRAD_TWIN_VECTOR_CORES when set).
 struct LaunchPlatform {
     uint64_t ubBytes = 196608;
     uint64_t ubReported = 196352;
