@@ -279,3 +279,43 @@ def test_the_ascend_workflow_starts_by_hand_or_by_label_and_downloads_nothing():
             assert "source .ci/cann_env.sh" in run, run
         if "bash build.sh" in run:
             assert '--cann_3rd_lib_path="$CANN_3RD_LIB_PATH"' in run, run
+
+
+FAKE_CXX = """#!/bin/sh
+# A compiler stand-in: the "program" is a script that prints a good run's kernel line and never
+# binds aclnnMishBackward, so the dynamic linker's report has no line for it.
+while [ "$#" -gt 0 ]; do [ "$1" = -o ] && out="$2"; shift; done
+cat > "$out" <<'PROGRAM'
+#!/bin/sh
+echo "kernel: this repository's (its stamp is in the workspace)"
+PROGRAM
+chmod +x "$out"
+"""
+
+
+def test_run_sh_finishes_a_good_run_when_no_binding_is_reported(tmp_path):
+    cann = tmp_path / "cann"
+    (cann / "include" / "acl").mkdir(parents=True)
+    (cann / "include" / "acl" / "acl.h").touch()
+    (cann / "lib64").mkdir()
+    shutil.copy(npu_rehearsal.twin_build.build(), cann / "lib64" / "libascendcl.so")
+    opsnn.stand_in_package(
+        tmp_path / "opp" / "vendors" / opsnn.VENDOR_DIR, npu_rehearsal.twin_build.build()
+    )
+    compiler = tmp_path / "fake-cxx"
+    compiler.write_text(FAKE_CXX)
+    compiler.chmod(0o755)
+    env = {
+        "PATH": os.environ["PATH"],
+        "ASCEND_HOME_PATH": str(cann),
+        "MISHGRAD_OPP_PATH": str(tmp_path / "opp"),
+        "MISHGRAD_BUILD_DIR": str(tmp_path / "build"),
+        "CXX": str(compiler),
+    }
+    run_sh = REPOSITORY / "kernel" / "mish_grad" / "examples" / "run.sh"
+    result = subprocess.run(
+        ["bash", str(run_sh)], env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "run.sh: aclnnMishBackward served by (unknown)"
+    assert not list((tmp_path / "build").glob("bindings.*"))

@@ -134,9 +134,19 @@ if [[ -n "$custom_opp" ]]; then
 else
     run_env=(env -u ASCEND_CUSTOM_OPP_PATH)
 fi
+rm -f "$build_dir"/bindings.*  # a report an earlier, interrupted run left
 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" | tee "$build_dir/output.txt"
-served="$(grep -h "normal symbol \`aclnnMishBackward'" "$build_dir"/bindings.* | sed -n 's/.* to \([^ ]*\) .*/\1/p' | head -n 1)"
-rm -f "$build_dir"/bindings.*
+# The first binding of the API, found by one awk that stops there: no pipeline, which under
+# pipefail would fail the script after a good run where no line matches (grep's status 1) or
+# where head closes the pipe early (SIGPIPE). Without a report, the file stays unknown.
+bindings=("$build_dir"/bindings.*)
+served=""
+if [[ -e "${bindings[0]}" ]]; then
+    symbol="normal symbol \`aclnnMishBackward'"
+    served="$(awk -v symbol="$symbol" 'index($0, symbol) { sub(/.* to /, ""); sub(/ .*/, ""); print; exit }' \
+        "${bindings[@]}")"
+fi
+rm -f "${bindings[@]}"
 # Which kernel ran: the example reads the stamp our kernel leaves in its workspace.
 expected="kernel: this repository's"
 [[ "$kind" == ascend-builtin ]] && expected="kernel: not this repository's"
