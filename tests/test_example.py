@@ -280,29 +280,24 @@ def test_run_sh_sources_a_set_env_that_reads_unset_variables(tmp_path):
 
 
 def test_every_workflow_block_sources_set_env_before_set_u(tmp_path):
+    # each step sources .ci/cann_env.sh, which sources CANN_SET_ENV before its `set -u`
     blocks = [
         body
         for workflow in sorted((REPO / ".github" / "workflows").glob("*.yml"))
         for _, body in shell_check.run_blocks(workflow)
-        if "set_env.sh" in body
+        if "source .ci/cann_env.sh" in body
     ]
-    assert blocks, "the Ascend workflow sources CANN's set_env.sh"
+    assert blocks, "the Ascend workflow sources CANN's environment"
     home = tmp_path / "cann"
     set_env = stand_in_set_env(tmp_path, home)
     for body in blocks:
         lines = body.splitlines()
-        sourced = next(i for i, line in enumerate(lines) if "set_env.sh" in line)
-        # the block up to its source line, or to its `set -eu...` if that comes later
-        upto = max(sourced, next((i for i, ln in enumerate(lines) if "set -eu" in ln), sourced))
-        prefix = "\n".join(lines[: upto + 1])
-        for path in (
-            "/usr/local/Ascend/cann/set_env.sh",
-            "/usr/local/Ascend/ascend-toolkit/set_env.sh",
-        ):
-            prefix = prefix.replace(path, str(set_env))
+        sourced = next(i for i, line in enumerate(lines) if "source .ci/cann_env.sh" in line)
+        prefix = "\n".join(lines[: sourced + 1])
         script = tmp_path / "block.sh"
         script.write_text(prefix + '\necho "home=$ASCEND_HOME_PATH"\n')
-        result = run(["bash", str(script)])
+        # as GitHub runs a bash step: bash -eo pipefail
+        result = run(["bash", "-eo", "pipefail", str(script)], CANN_SET_ENV=str(set_env))
         assert result.returncode == 0 and f"home={home}" in result.stdout, (prefix, result.stderr)
 
 
