@@ -1,20 +1,18 @@
-// Shape inference of MishGrad: x_grad has the broadcast shape of grad, x and tanhx (builds on
-// an Ascend host only).
+// Shape inference of MishGrad, by the elementwise rule: x_grad has x's shape, and grad (and
+// tanhx, when given) must have it too, or inference fails with the reason logged (builds on an
+// Ascend host only).
 //
-// The rule is aclnnMishBackward's (common/mish_grad_contract.h, BroadcastShapes): shapes are
-// aligned at their last dimension, and each pair of dimensions must be equal or contain a 1.
-// Shapes that do not broadcast fail with the reason logged. Two cases the contract never sees,
-// because the aclnn API gets concrete tensors, are handled as opbase's broadcast inference
-// handles them (cann/opbase aa3cd74, src/op_common/op_host/infershape_broadcast_util.cpp lines
-// 24-99): an unknown dimension (-1) takes the other shape's dimension unless that is 1, and an
-// unknown rank ([-2]) makes the result's rank unknown.
-//
-// The kernel itself does not broadcast: aclnnMishBackward broadcasts its inputs before it
-// launches MishGrad, and the tiling refuses a grad or tanhx whose length differs from x's.
-// Where the three shapes are equal, as the op prototype asks for (cann/ops-nn e5c3fa9,
-// activation/mish_grad/op_graph/mish_grad_proto.h lines 25-30), the result is that shape.
+// The rule is the kernel's: it reads grad and tanhx as arrays of x's length and does not
+// broadcast, and the tiling refuses a grad or tanhx of another length. aclnnMishBackward
+// broadcasts its inputs before it launches MishGrad, so it never asks for anything else; a
+// graph that feeds MishGrad shapes that differ must broadcast them first. The op prototype asks
+// for equal shapes (cann/ops-nn e5c3fa9, activation/mish_grad/op_graph/mish_grad_proto.h lines
+// 25-30), and opbase's InferShape4Elewise gives an elementwise op its input's shape, an unknown
+// rank ([-2]) staying unknown (cann/opbase aa3cd74,
+// src/op_common/op_host/infershape_elewise_util.cpp lines 23-38). MishGrad has two or three
+// inputs, so the shapes are also compared: a dimension unknown in one shape (-1) takes the
+// other's, since both must be equal when the graph runs.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "log/log.h"
@@ -44,31 +42,36 @@ std::vector<int64_t> Dims(const gert::Shape& shape)
 
 bool IsUnknownRank(const std::vector<int64_t>& dims) { return dims.size() == 1 && dims[0] == kUnknownRank; }
 
-// The contract's broadcast with unknown dimensions: each -1 is broadcast as a 1 would be, so it
-// yields to the other shape's dimension, and stays -1 where that is 1 or absent.
-bool Broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out)
+// The one shape `a` and `b` can both be, into *out: equal ranks, and each pair of dimensions
+// equal or one of them unknown. False if they differ.
+bool SameShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, std::vector<int64_t>* out)
 {
-    if (IsUnknownRank(a) || IsUnknownRank(b)) {
-        *out = {kUnknownRank};
-        return true;
-    }
-    auto known = [](std::vector<int64_t> dims) {
-        for (int64_t& dim : dims) {
-            dim = dim == kUnknownDim ? 1 : dim;
-        }
-        return dims;
-    };
-    if (!mishgrad::BroadcastShapes(known(a), known(b), out)) {
+    if (a.size() != b.size()) {
         return false;
     }
-    const size_t rank = out->size();
-    auto unknownAt = [rank](const std::vector<int64_t>& dims, size_t i) {
-        return i >= rank - dims.size() && dims[i - (rank - dims.size())] == kUnknownDim;
-    };
-    for (size_t i = 0; i < rank; ++i) {
-        if ((*out)[i] == 1 && (unknownAt(a, i) || unknownAt(b, i))) {
-            (*out)[i] = kUnknownDim;
+    std::vector<int64_t> shape(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i] != b[i] && a[i] != kUnknownDim && b[i] != kUnknownDim) {
+            return false;
         }
+        shape[i] = a[i] == kUnknownDim ? b[i] : a[i];
+    }
+    *out = shape;
+    return true;
+}
+
+// Compares `input` (named `name`) with the shape inferred so far, *shape, and narrows it.
+bool Matches(gert::InferShapeContext* context, const char* name, const std::vector<int64_t>& input,
+             std::vector<int64_t>* shape)
+{
+    if (IsUnknownRank(input) || IsUnknownRank(*shape)) {
+        *shape = {kUnknownRank};
+        return true;
+    }
+    if (!SameShape(*shape, input, shape)) {
+        OP_LOGE(context, "%s %s differs from x %s: MishGrad is elementwise and does not broadcast", name,
+                mishgrad::ShapeText(input).c_str(), mishgrad::ShapeText(*shape).c_str());
+        return false;
     }
     return true;
 }
@@ -87,19 +90,10 @@ ge::graphStatus InferShapeMishGrad(gert::InferShapeContext* context)
         OP_LOGE(context, "input grad or x, or output x_grad, has no shape");
         return ge::GRAPH_FAILED;
     }
-    std::vector<int64_t> shape;
-    if (!Broadcast(Dims(*gradShape), Dims(*xShape), &shape)) {
-        OP_LOGE(context, "grad %s and x %s do not broadcast", mishgrad::ShapeText(Dims(*gradShape)).c_str(),
-                mishgrad::ShapeText(Dims(*xShape)).c_str());
+    std::vector<int64_t> shape = Dims(*xShape);
+    if (!Matches(context, "grad", Dims(*gradShape), &shape) ||
+        (tanhxShape != nullptr && !Matches(context, "tanhx", Dims(*tanhxShape), &shape))) {
         return ge::GRAPH_FAILED;
-    }
-    if (tanhxShape != nullptr) {
-        const std::vector<int64_t> withoutTanhx = shape;
-        if (!Broadcast(withoutTanhx, Dims(*tanhxShape), &shape)) {
-            OP_LOGE(context, "tanhx %s does not broadcast with grad and x, whose shape is %s",
-                    mishgrad::ShapeText(Dims(*tanhxShape)).c_str(), mishgrad::ShapeText(withoutTanhx).c_str());
-            return ge::GRAPH_FAILED;
-        }
     }
     xGradShape->SetDimNum(0);
     for (int64_t dim : shape) {
