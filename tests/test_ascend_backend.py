@@ -269,7 +269,7 @@ TARGETS = {
     "op_host/mish_grad_tiling.cpp": "tiling",
     "common/mish_grad_tiling.h": "tiling",
     "op_host/op_api/aclnn_mish_backward.cpp": "op_api",
-    "op_host/op_api/mish_grad_l0.cpp": "op_api",
+    "op_host/op_api/mish_grad.cpp": "op_api",
     "common/mish_grad_contract.h": "op_api",
     "common/mish_grad_dtypes.h": "op_api",
     "examples/test_aclnn_mish_grad.cpp": "example",

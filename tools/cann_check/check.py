@@ -145,7 +145,7 @@ def checks(dirs: dict[str, list[str]], kernel: Path) -> list[Check]:
     ]
     result += [
         Check(path, kernel / path, (*dirs["op_api"], *own("op_api", kernel)))
-        for path in ("op_host/op_api/mish_grad_l0.cpp", "op_host/op_api/aclnn_mish_backward.cpp")
+        for path in ("op_host/op_api/mish_grad.cpp", "op_host/op_api/aclnn_mish_backward.cpp")
     ]
     example = "examples/test_aclnn_mish_grad.cpp"
     result.append(Check(example, kernel / example, (*dirs["example"], *own("example", kernel))))

@@ -12,7 +12,7 @@
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/contiguous.h"
 #include "level0/broadcast_to.h"
-#include "mish_grad_l0.h"
+#include "mish_grad.h"  // op_api/: its own folder comes first
 #include "opdev/op_dfx.h"
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"

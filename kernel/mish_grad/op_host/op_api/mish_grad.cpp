@@ -1,5 +1,5 @@
 // The level-0 MishGrad: allocates the output and queues the AI Core kernel on the executor.
-#include "mish_grad_l0.h"
+#include "mish_grad.h"
 
 #include "opdev/make_op_executor.h"
 #include "opdev/op_def.h"

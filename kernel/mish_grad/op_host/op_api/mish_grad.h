@@ -1,7 +1,9 @@
 // The level-0 operator of MishGrad for CANN's op_api: one kernel launch on contiguous,
-// same-dtype, same-shape tensors (builds on an Ascend host only).
-#ifndef MISHGRAD_OP_API_MISH_GRAD_L0_H
-#define MISHGRAD_OP_API_MISH_GRAD_L0_H
+// same-dtype, same-shape tensors (builds on an Ascend host only). Named after the op, as ops-nn
+// names its level-0 files (cann/ops-nn e5c3fa9, experimental/activation/hard_swish_grad/op_host/
+// op_api/hard_swish_grad.h, and experimental/activation/mish_grad/op_host/op_api/mish_grad.h).
+#ifndef MISHGRAD_OP_API_MISH_GRAD_H
+#define MISHGRAD_OP_API_MISH_GRAD_H
 
 #include "opdev/op_executor.h"
 
@@ -12,4 +14,4 @@ const aclTensor* MishGrad(const aclTensor* grad, const aclTensor* x, const aclTe
 
 }  // namespace l0op
 
-#endif  // MISHGRAD_OP_API_MISH_GRAD_L0_H
+#endif  // MISHGRAD_OP_API_MISH_GRAD_H
