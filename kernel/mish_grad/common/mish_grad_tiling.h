@@ -41,6 +41,8 @@ struct SocUb {
 // scratch area on both (the Select page).
 constexpr SocUb kAscend910BUb = {256, true};
 // SocVersion::ASCEND950 (Ascend 950): nothing reserved; its count-based Select needs no scratch.
+// The book's what-if only (notebooks 04 and 07, through the twin): the package has no kernel for
+// the 950, and CANN's tiling entry refuses it.
 constexpr SocUb kAscend950Ub = {0, false};
 
 // One UB buffer of the kernel, in bytes per element of a tile.

@@ -36,13 +36,11 @@ ge::graphStatus TilingParseMishGrad(gert::TilingParseContext* context)
 
 // What the tiling knows of the SoC's UB (common/mish_grad_tiling.h), or null for a SoC it does
 // not know: then neither the UB the platform reports nor where Select's scratch lies is known.
+// ASCEND910B alone: CANN's family of Atlas A2 and A3, the SoCs the op definition has a kernel
+// for (op_host/mish_grad_def.cpp); on any other this tiling would never be asked.
 const mishgrad::SocUb* SocUbOf(platform_ascendc::SocVersion soc)
 {
-    switch (soc) {
-        case platform_ascendc::SocVersion::ASCEND910B: return &mishgrad::kAscend910BUb;
-        case platform_ascendc::SocVersion::ASCEND950: return &mishgrad::kAscend950Ub;
-        default: return nullptr;
-    }
+    return soc == platform_ascendc::SocVersion::ASCEND910B ? &mishgrad::kAscend910BUb : nullptr;
 }
 
 static_assert(int32_t{ge::DT_FLOAT} == mishgrad::kDtFloat && int32_t{ge::DT_FLOAT16} == mishgrad::kDtFloat16 &&
@@ -98,8 +96,8 @@ ge::graphStatus TilingMishGrad(gert::TilingContext* context)
     const platform_ascendc::SocVersion soc = platform.GetSocVersion();
     const mishgrad::SocUb* socUb = SocUbOf(soc);
     if (socUb == nullptr) {
-        OP_LOGE(context, "SoC version %d is not supported: the tiling knows the UB of Ascend910B (Atlas A2, A3) "
-                "and Ascend950 only", static_cast<int>(soc));
+        OP_LOGE(context, "SoC version %d is not supported: the tiling knows the UB of Ascend910B (Atlas A2, A3) only",
+                static_cast<int>(soc));
         return ge::GRAPH_FAILED;
     }
     uint64_t ubBytes = 0;  // as reported: the physical UB less socUb->reservedBytes
@@ -129,6 +127,15 @@ ge::graphStatus TilingMishGrad(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     context->SetBlockDim(tiling->blockDim);
+    // Key 0, the only one: each binary holds one variant of the kernel. CANN compiles
+    // op_kernel/mish_grad.cpp once per dtype of the op definition, with DTYPE_X set (asc-devkit
+    // 82b89a1, cmake/asc/fwk_modules/util/ascendc_impl_build.py lines 88-96), and gives a kernel
+    // with no TILING_KEY_IS branch and no TPL template the single key 0
+    // (tools/build/asc_op_compile_base/asc_op_compiler/kernel_info_infer.py lines 639-640). Tile
+    // sizes and core counts travel in the tiling data and need no key (asc-devkit's guide,
+    // docs/zh/guide/编程指南/高级编程/Aclnn算子工程化开发/设计与实现/多分支策略.md line 42).
+    // tanhx changes the flow at run time, both flows in one binary (line 19): a TPL key would
+    // split them for the graph path alone, since aclnnMishBackward never passes tanhx.
     context->SetTilingKey(0);
 
     size_t* workspace = context->GetWorkspaceSizes(1);
