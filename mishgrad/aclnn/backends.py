@@ -93,11 +93,13 @@ def _ascend_backend(builtin: bool) -> Backend:
             f"op's kernel once per process, so {kind} needs a process of its own (restart the "
             "Jupyter kernel)"
         )
+    loaded = installed.loaded_nnopbase()  # before this process loads anything of CANN's
     root = _cann_root()
     op_path = builtin_opapi(root) if builtin else None  # first: a missing library is named
     # nnopbase reads ASCEND_CUSTOM_OPP_PATH only when it first looks for a kernel, after this
     soc = None if builtin else installed.soc_name(root / "lib64" / "libascendcl.so")
     found = installed.activation(kind, soc=soc)
+    installed.require_unread(found, loaded)
     if found.package is not None:
         op_path = found.package.opapi
     # Before CANN is loaded: which MishGrad kernel nnopbase gives this process, and no other.
