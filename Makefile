@@ -116,8 +116,8 @@ test: lint ut fonts
 # The test run of the Ascend workflow's last step (MISHGRAD_BACKEND=ascend: one worker, nbval's
 # sanitizers for the NPU), rehearsed on a stand-in CANN made of the twin that poses as a 910B3,
 # 40 vector cores where the notebooks were recorded with 48 (tools/npu_rehearsal.py). By default
-# the tests and notebooks whose calls go to the selected backend; everything, with one worker
-# (about three times `make test`'s time): NPU_REHEARSAL="tests notebooks --ignore=tests/browser".
+# the tests and notebooks whose calls go to the selected backend (seconds); everything, with one
+# worker (12 minutes on two cores): NPU_REHEARSAL="tests notebooks --ignore=tests/browser".
 NPU_REHEARSAL ?= tests/test_acl.py tests/test_errors.py tests/test_ascend_backend.py \
 	tests/test_example.py notebooks/00_*.ipynb notebooks/zh-CN/00_*.ipynb notebooks/08_*.ipynb \
 	notebooks/09_*.ipynb

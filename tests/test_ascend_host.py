@@ -27,7 +27,6 @@ def test_loaded_nnopbase_is_read_from_the_process_s_maps(tmp_path):
         "/opt/torch_npu/lib/libnnopbase.so",
     ]
     assert installed.loaded_nnopbase(tmp_path / "none") == []
-    assert installed.loaded_nnopbase() == []  # this test process never loads CANN's
 
 
 def test_an_activation_nnopbase_already_read_is_refused():
