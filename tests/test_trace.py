@@ -286,11 +286,12 @@ def test_tile_rows(run32):
 
 def test_pipeline_model_parameters():
     model = pipeline.PipelineModel(hbm_bytes_per_second=1.2e12, vector_cores=40, clock_hz=1e9)
-    assert model.copy_bytes_per_cycle == pytest.approx(30.0)
-    read = pipeline.stage_cycles(pipeline.TileWork(0, 300, (), 0), model)["CopyIn"]
+    assert trace_checks.copy_bytes_per_cycle(model) == pytest.approx(30.0)
+    read = trace_checks.stage_cycles(trace_checks.TileWork(0, 300, (), 0), model)["CopyIn"]
     assert read == pytest.approx(10.0)
-    slow = pipeline.PipelineModel(vector_cycles_per_repeat=2.0, vector_latency_cycles=5.0)
-    assert slow.vector_cycles(10) == 25.0
+    slow = pipeline.PipelineModel(vector_cycles_per_repeat=2.0)
+    work = trace_checks.TileWork(0, 0, (10,), 0)
+    assert trace_checks.stage_cycles(work, slow, vector_latency=5.0)["Compute"] == 25.0
 
 
 def test_repeats():
@@ -314,28 +315,33 @@ def test_tile_work_adds_up(run32):
 
 def _uniform(
     tiles: int, cycles: float = 100.0
-) -> tuple[list[pipeline.TileWork], pipeline.PipelineModel]:
+) -> tuple[list[trace_checks.TileWork], pipeline.PipelineModel]:
     model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
-    work = [pipeline.TileWork(i, int(cycles), (int(cycles),), int(cycles)) for i in range(tiles)]
+    n = int(cycles)
+    work = [trace_checks.TileWork(i, n, (n,), n) for i in range(tiles)]
     return work, model
 
 
 def test_schedule_of_equal_stages():
     work, model = _uniform(5)
     # Double buffering: a perfect pipeline, (tiles + 2) stage times.
-    assert pipeline.makespan(pipeline.schedule(work, model, buffers=2)) == pytest.approx(700.0)
+    assert trace_checks.makespan(trace_checks.schedule(work, model, buffers=2)) == pytest.approx(
+        700.0
+    )
     # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
-    assert pipeline.makespan(pipeline.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
+    assert trace_checks.makespan(trace_checks.schedule(work, model, buffers=1)) == pytest.approx(
+        1100.0
+    )
     assert trace_checks.serial_cycles(work, model) == pytest.approx(1500.0)
     with pytest.raises(ValueError):
-        pipeline.schedule(work, model, buffers=0)
+        trace_checks.schedule(work, model, buffers=0)
 
 
 @pytest.mark.parametrize("buffers", [1, 2, 3])
 def test_schedule_respects_every_dependency(run32, buffers):
-    model = pipeline.PipelineModel(copy_latency_cycles=50.0)
+    model = pipeline.PipelineModel()
     work = trace_checks.tile_work(run32.trace, 0)
-    spans = pipeline.schedule(work, model, buffers=buffers)
+    spans = trace_checks.schedule(work, model, buffers=buffers, copy_latency=50.0)
     at = {(s.stage, s.tile): s for s in spans}
     for engine in trace.ENGINES.values():
         mine = sorted((s for s in spans if trace.ENGINES[s.stage] == engine), key=lambda s: s.start)
@@ -348,11 +354,11 @@ def test_schedule_respects_every_dependency(run32, buffers):
             assert at["CopyIn", i].start >= at["Compute", i - buffers].end
             assert at["Compute", i].start >= at["CopyOut", i - buffers].end
     busy = trace_checks.busy_cycles(spans)
-    assert pipeline.makespan(spans) >= max(busy.values()) - 1e-9
-    assert pipeline.makespan(spans) <= trace_checks.serial_cycles(work, model) + 1e-9
-    cycles = pipeline.stage_cycles(work[0], model)
+    assert trace_checks.makespan(spans) >= max(busy.values()) - 1e-9
+    assert trace_checks.makespan(spans) <= trace_checks.serial_cycles(work, model) + 1e-9
+    cycles = trace_checks.stage_cycles(work[0], model, copy_latency=50.0)
     assert cycles["CopyIn"] == pytest.approx(
-        2 * 50.0 + work[0].read_bytes / model.copy_bytes_per_cycle
+        2 * 50.0 + work[0].read_bytes / trace_checks.copy_bytes_per_cycle(model)
     )
 
 
@@ -360,8 +366,8 @@ def test_double_buffering_never_hurts(runs):
     model = pipeline.PipelineModel()
     for run in runs.values():
         work = trace_checks.tile_work(run.trace, 0)
-        one = pipeline.makespan(pipeline.schedule(work, model, buffers=1))
-        two = pipeline.makespan(pipeline.schedule(work, model, buffers=2))
+        one = trace_checks.makespan(trace_checks.schedule(work, model, buffers=1))
+        two = trace_checks.makespan(trace_checks.schedule(work, model, buffers=2))
         assert two <= one <= trace_checks.serial_cycles(work, model) + 1e-9
 
 
@@ -475,23 +481,22 @@ def _notebook_06s_pipeline_end(cost: np.ndarray, buffers: int) -> float:
 
 def test_notebook_06s_pipeline_model_is_the_packages(runs):
     """Notebook 06 states PipelineModel's parameters, computes each tile's stage cycles from the
-    trace in NumPy and schedules them by its recurrence: pipeline.stage_cycles and
-    pipeline.schedule say the same, in all six configurations, for one to three buffers."""
+    trace in NumPy and schedules them by its recurrence: trace_checks.stage_cycles and
+    trace_checks.schedule say the same, in all six configurations, for one to three buffers."""
     model = pipeline.PipelineModel()
     assert (model.hbm_bytes_per_second, model.vector_cores, model.clock_hz) == (1.6e12, 48, 1.8e9)
-    assert (model.vector_cycles_per_repeat, model.copy_latency_cycles) == (1.0, 0.0)
-    assert model.vector_latency_cycles == 0.0
+    assert model.vector_cycles_per_repeat == 1.0
     copy_bytes_per_cycle = 1.6e12 / 48 / 1.8e9
-    assert copy_bytes_per_cycle == pytest.approx(model.copy_bytes_per_cycle)
+    assert copy_bytes_per_cycle == pytest.approx(trace_checks.copy_bytes_per_cycle(model))
     for run in runs.values():
         cost = _notebook_06s_stage_cycles(_notebook_06s_calls(run), copy_bytes_per_cycle)
         work = trace_checks.tile_work(run.trace, 0)
-        package = [[pipeline.stage_cycles(w, model)[s] for s in trace.STAGES] for w in work]
+        package = [[trace_checks.stage_cycles(w, model)[s] for s in trace.STAGES] for w in work]
         np.testing.assert_allclose(cost, package)
         for buffers in (1, 2, 3):
-            spans = pipeline.schedule(work, model, buffers=buffers)
+            spans = trace_checks.schedule(work, model, buffers=buffers)
             end = _notebook_06s_pipeline_end(cost, buffers)
-            assert end == pytest.approx(pipeline.makespan(spans))
+            assert end == pytest.approx(trace_checks.makespan(spans))
 
 
 def test_notebook_06s_queue_count_is_the_kernels_depth_and_buffers(run32):
