@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 import trace_checks
+from instruction_budget import bandwidth_share, instruction_headroom
 
 from mishgrad.evaluation import roofline, upstream
 from mishgrad.kernel import operators, pipeline, platforms, tiling, twin
@@ -84,11 +85,11 @@ def test_16bit_kernels_are_bandwidth_bound_on_a2(dtype, costs):
 
 def test_bandwidth_share(a2, costs):
     for cost in costs.values():
-        assert a2.bandwidth_share(cost) == 1.0  # every configuration is bandwidth-bound
+        assert bandwidth_share(a2, cost) == 1.0  # every configuration is bandwidth-bound
     slow = dataclasses.replace(costs["float16", False], instructions={"Add": 100})
     expected = a2.vector_elements_per_second(slow) / a2.memory_elements_per_second(slow)
-    assert a2.bound(slow) == "vector" and a2.bandwidth_share(slow) == pytest.approx(expected)
-    assert a2.bandwidth_share(slow) == pytest.approx(0.20736)  # 48 cores * 1.8 GHz * 64 / 100
+    assert a2.bound(slow) == "vector" and bandwidth_share(a2, slow) == pytest.approx(expected)
+    assert bandwidth_share(a2, slow) == pytest.approx(0.20736)  # 48 cores * 1.8 GHz * 64 / 100
 
 
 def test_vector_cycles_per_element(a2):
@@ -110,9 +111,6 @@ def test_for_chip_takes_the_platforms_cores():
 def test_defaults_are_the_pipeline_models(a2):
     assert a2.model == pipeline.PipelineModel()
     assert roofline.HBM_BANDWIDTH_RANGE[1] == a2.model.hbm_bytes_per_second
-    names = [row[0] for row in a2.parameters()]
-    for f in ("hbm_bytes_per_second", "clock_hz", "vector_cycles_per_repeat", "vector_cores"):
-        assert f in names
 
 
 def test_ridge_bandwidth_separates_the_bounds(a2, costs):
@@ -127,7 +125,7 @@ def test_ridge_bandwidth_separates_the_bounds(a2, costs):
 
 def test_instruction_headroom_reaches_the_ridge(a2, costs):
     for cost in costs.values():
-        extra = a2.instruction_headroom(cost)
+        extra = instruction_headroom(a2, cost)
         if extra > 0:
             padded = dataclasses.replace(
                 cost, instructions={**cost.instructions, "pad": int(np.ceil(extra)) + 1}
@@ -210,7 +208,7 @@ def test_notebook_12s_roofline_formulas_are_the_models(a2, costs):
         w_star = 64 * b * p * f / (k * c)
         assert w_star == pytest.approx(a2.ridge_bandwidth(cost))
         headroom = 64 * p * f * b / (high * c) - k
-        assert headroom == pytest.approx(a2.instruction_headroom(cost))
+        assert headroom == pytest.approx(instruction_headroom(a2, cost))
         bounds = ["bandwidth" if w <= w_star else "vector" for w in (low, high)]
         assert bounds == [a2.replace(hbm_bytes_per_second=w).bound(cost) for w in (low, high)]
         if cost in costs.values():

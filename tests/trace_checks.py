@@ -21,8 +21,6 @@ from mishgrad.kernel.pipeline import PipelineModel
 from mishgrad.kernel.tiling import v1_block_bytes
 from mishgrad.kernel.trace import (
     COPY_OPS,
-    ENGINES,
-    STAGES,
     core_events,
     is_copy_out,
     is_vector,
@@ -30,6 +28,11 @@ from mishgrad.kernel.trace import (
     tile_indices,
 )
 from mishgrad.kernel.ub_layout import UbBuffer
+
+#: Pipeline stages in program order (:func:`mishgrad.kernel.trace.stages` labels them), and
+#: the engine that runs each on the NPU.
+STAGES = ("CopyIn", "Compute", "CopyOut")
+ENGINES = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
 
 
 def copy_intervals(trace: np.ndarray, direction: str) -> np.ndarray:

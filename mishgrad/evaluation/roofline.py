@@ -13,8 +13,8 @@ vector instructions. Whichever takes longer bounds the kernel:
 
 The cost parameters (bandwidth, clock, cycles per repeat, vector cores; every core gets an
 equal share of the bandwidth) are those of notebook 06's pipeline model,
-:class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions;
-:meth:`Roofline.parameters` lists them with their sources (:data:`PLATFORM_GUIDE`).
+:class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions
+(:data:`PLATFORM_GUIDE` is the source of the clock and the bandwidth).
 
 For one launch, :meth:`Roofline.predict` adds the pipeline's fill and drain (the first tile's
 copy-in, the last tile's copy-out) to the busiest core's roofline. Launch overhead and start-up
@@ -220,25 +220,9 @@ class Roofline:
         memory = self.memory_elements_per_second(cost)
         return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
 
-    def bandwidth_share(self, cost: KernelCost) -> float:
-        """Share of the bandwidth roof the kernel reaches for large n (1 when bandwidth-bound)."""
-        vector = self.vector_elements_per_second(cost)
-        return min(1.0, vector / self.memory_elements_per_second(cost))
-
     def ridge_bandwidth(self, cost: KernelCost) -> float:
         """Bytes per second at which memory and vector time are equal (bandwidth-bound below)."""
         return self.vector_elements_per_second(cost) * cost.bytes_per_element
-
-    def instruction_headroom(self, cost: KernelCost) -> float:
-        """Instructions the kernel could add before its vector time reaches its memory time.
-
-        Counted at the default cycles per repeat; negative if the kernel is vector-bound
-        (then it is how many it would have to shed).
-        """
-        model = self.model
-        per_instruction = model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
-        memory_cycles = model.vector_cores * model.clock_hz / self.memory_elements_per_second(cost)
-        return (memory_cycles - self.vector_cycles_per_element(cost)) / per_instruction
 
     # -- one launch ----------------------------------------------------------------------
 
@@ -273,17 +257,3 @@ class Roofline:
             seconds = max(memory + v_last, vector + in_first + out_last)
             predictions.append(Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds))
         return max(predictions, key=lambda prediction: prediction.seconds)
-
-    def parameters(self) -> list[tuple[str, float, str]]:
-        """(name, value, what it is and how certain) of every parameter, for a table."""
-        low, high = HBM_BANDWIDTH_RANGE
-        notes = {  # by field of the PipelineModel
-            "hbm_bytes_per_second": f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide "
-            f"(peak), {low:.3g} assumed as the low end",
-            "clock_hz": "AI core clock; ops-nn's migration guide",
-            "vector_cycles_per_repeat": "cycles per 256-byte repeat of every instruction; assumed",
-            "vector_cores": f"{self.chip.name} (mishgrad.kernel.platforms)",
-        }
-        rows = [(name, getattr(self.model, name), note) for name, note in notes.items()]
-        repeat = f"{tiling.REPEAT_BYTES}-byte repeat of float32"
-        return [*rows, ("elements per repeat", ELEMENTS_PER_REPEAT, repeat)]
