@@ -2,6 +2,7 @@ import error_checks
 import error_summary
 import numpy as np
 import pytest
+from pytorch_formula import dmish_pytorch
 
 from mishgrad import aclnn
 from mishgrad.kernel import operators
@@ -205,7 +206,7 @@ def test_notebook_03s_classification_by_hand_is_failure_masks(exhaustive):
     results = {name: formula(x) for name, formula in numerics.FORMULAS.items()}
     results["B1"] = numerics.dmish_b1(x, tanhx)
     results["tanhx branch"] = numerics.dmish_tanhx(x, tanhx)
-    results["PyTorch"] = numerics.dmish_pytorch(x)
+    results["PyTorch"] = dmish_pytorch(x)
     x64 = x.astype(np.float64)
     for name, result in results.items():
         mine, helper = classify(result, truth), errors.failure_masks(x, result, truth)
