@@ -80,9 +80,12 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
         whole = error_summary.summarize(
-            d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
+            d,
+            truth,
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         )
-        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
         checks = error_summary.check_float32(
             whole, error_summary.summarize(d[positive], truth[positive])
         )

@@ -52,9 +52,9 @@ def test_summarize_empty_masks_give_nan():
 
 def test_masks_follow_the_design_windows():
     x = np.array([-100.0, -87.0, -1.2, -1.0, 5.0, np.inf])
-    assert list(errors.in_root_window(x)) == [False, False, True, False, False, False]
-    assert list(errors.float32_rel_mask(x)) == [False, True, True, True, True, False]
-    assert list(errors.float32_subnormal_mask(x)) == [True, False, False, False, False, False]
+    assert list(errors.MISH_GRAD_REGIONS.in_window(x)) == [False, False, True, False, False, False]
+    assert list(errors.MISH_GRAD_REGIONS.normal(x)) == [False, True, True, True, True, False]
+    assert list(errors.MISH_GRAD_REGIONS.subnormal(x)) == [True, False, False, False, False, False]
 
 
 def test_subnormal_edge_is_where_the_correctly_rounded_d_stops_being_normal():

@@ -22,8 +22,8 @@ def f32_summaries(x, result, truth):
         error_summary.summarize(
             result,
             truth,
-            rel_mask=errors.float32_rel_mask(x),
-            abs_mask=errors.in_root_window(x),
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         ),
         error_summary.summarize(result[x >= 0], truth[x >= 0]),
     )
@@ -52,12 +52,12 @@ def test_d_stays_normal_where_the_exponential_is_flushed(model):
     x = samples.float32_every(-100.0, -86.0, 97)
     truth = oracle.dmish_oracle(x)
     d = numerics.dmish_ours(x, numerics=model)
-    normal = errors.float32_rel_mask(x)
+    normal = errors.MISH_GRAD_REGIONS.normal(x)
     assert (
         error_summary.summarize(d, truth, rel_mask=normal).max_rel_error
         <= dtypes.TABLE["float32"].max_rel_error
     )
-    tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+    tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
     assert error_summary.check_float32_subnormal(tail).met and tail.wrong_sign == 0
 
 
@@ -181,9 +181,9 @@ def test_mish_backward_matches_the_oracle_and_keeps_dtype():
         truth = oracle.mish_backward_oracle(grad, x)
         # float32 keeps ULP accuracy only for x >= 0; the 16-bit types everywhere but near
         # the root. d is rounded to float32 before the product: one extra rounding.
-        ulp_region = x >= 0 if dtype == "float32" else ~errors.in_root_window(x)
+        ulp_region = x >= 0 if dtype == "float32" else ~errors.MISH_GRAD_REGIONS.in_window(x)
         assert error_summary.summarize(out[ulp_region], truth[ulp_region]).max_ulp <= 3
-        summary = error_summary.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        summary = error_summary.summarize(out, truth, rel_mask=errors.MISH_GRAD_REGIONS.normal(x))
         assert summary.max_rel_error < 1e-5 and summary.wrong_sign == 0
 
 
