@@ -25,8 +25,8 @@ def dmish_pytorch(x: np.ndarray) -> np.ndarray:
     """PyTorch's CPU ``mish_backward`` (grad = 1) as its source writes it, in float32.
 
     ``sigmoid = 1 / (1 + e^-x)``, ``t = tanh(log1p(e^x))``, ``d = t + x sigmoid (1 - t^2)``
-    (``mish_backward_kernel`` in :data:`mishgrad.citations.PYTORCH`'s
-    ``aten/src/ATen/native/cpu/Activation.cpp``). Every arithmetic step rounds to float32;
+    (``mish_backward_kernel`` in pytorch/pytorch's ``aten/src/ATen/native/cpu/Activation.cpp``
+    at 02def0c, which notebook 03 cites). Every arithmetic step rounds to float32;
     ``exp``, ``log1p`` and ``tanh`` are rounded once from float64, the best a float32 library
     can do (PyTorch's vectorized ones are within an ulp). It returns NaN at +-inf (``inf * 0``).
     """

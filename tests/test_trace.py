@@ -16,7 +16,7 @@ import trace_checks
 from instruction_budget import method_instructions
 
 from mishgrad.evaluation import roofline
-from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, ub_layout
+from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, twin_abi, ub_layout
 from mishgrad.math import numerics
 
 A2 = platforms.platform("910B2")
@@ -212,7 +212,7 @@ def test_covers_exactly_on_hand_made_intervals():
     assert trace_checks.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
     assert trace_checks.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
     with pytest.raises(ValueError, match="direction"):
-        trace_checks.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
+        trace_checks.copy_intervals(np.empty(0, twin_abi.TRACE_DTYPE), "sideways")
 
 
 def test_the_tail_moves_with_datacopypad(run32):

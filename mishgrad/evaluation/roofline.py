@@ -114,23 +114,16 @@ def operator_cost(
     return dataclasses.replace(cost, tensors=tensors)
 
 
-def measure_cost(
-    dtype: str,
-    has_tanhx: bool,
-    *,
-    on: str | Platform = DEFAULT_PLATFORM,
-    label: str = "",
-    kernel_dir: Path | None = None,
-) -> KernelCost:
+def measure_cost(dtype: str, has_tanhx: bool, *, kernel_dir: Path | None = None) -> KernelCost:
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
     The kernel is built from the sources as they are now (``kernel_dir``: a scratch copy's),
-    with ``on``'s tile size, so an edit to ``op_kernel/mish_grad.h`` shows up here. ``label``
-    defaults to ``"<dtype>, <branch>"``.
+    with the default platform's tile size, so an edit to ``op_kernel/mish_grad.h`` shows up
+    here. The cost is labelled ``"<dtype>, <branch>"``.
     """
     from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
 
-    resolved, chip = as_dtype(dtype), platform(on)
+    resolved, chip = as_dtype(dtype), platform(DEFAULT_PLATFORM)
     size = resolved.itemsize
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
@@ -138,7 +131,7 @@ def measure_cost(
     run = twin.run_kernel(
         np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
     )
-    label = label or f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
+    label = f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
     return cost_from_counts(instruction_counts(run.trace), size, has_tanhx, label)
 
 

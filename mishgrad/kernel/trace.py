@@ -1,7 +1,7 @@
 """Reading the CPU twin's trace: the calls of each core and tile, and the instructions they run.
 
 ``mishgrad.kernel.twin.run_kernel(..., trace=True)`` returns one
-:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call. This module splits them by
+:data:`~mishgrad.kernel.twin_abi.TRACE_DTYPE` record per AscendC call. This module splits them by
 core and tile, labels each call with its pipeline stage (:func:`stages`) and counts a tile's
 vector instructions (:func:`instruction_counts`).
 """
