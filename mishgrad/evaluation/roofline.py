@@ -1,4 +1,4 @@
-"""A roofline model of MishGrad on Atlas A2: bandwidth- or vector-bound, and how long.
+"""A roofline model of MishGrad on Atlas A2: bandwidth- or vector-bound, and how fast.
 
 MishGrad reads ``grad`` and ``x`` (and ``tanhx``) once and writes the output once: every
 element costs a fixed number of bytes of global memory (HBM) traffic and a fixed number of
@@ -14,11 +14,8 @@ vector instructions. Whichever takes longer bounds the kernel:
 The cost parameters (bandwidth, clock, cycles per repeat, vector cores; every core gets an
 equal share of the bandwidth) are those of notebook 06's pipeline model,
 :class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions
-(:data:`PLATFORM_GUIDE` is the source of the clock and the bandwidth).
-
-For one launch, :meth:`Roofline.predict` adds the pipeline's fill and drain (the first tile's
-copy-in, the last tile's copy-out) to the busiest core's roofline. Launch overhead and start-up
-costs are not modelled: for small n the prediction is a lower bound.
+(:data:`PLATFORM_GUIDE` is the source of the clock and the bandwidth). Notebook 12 adds the
+pipeline's fill and drain to the busiest core's roofline to time one launch.
 """
 
 import dataclasses
@@ -136,24 +133,6 @@ def measure_cost(dtype: str, has_tanhx: bool, *, kernel_dir: Path | None = None)
 
 
 @dataclass(frozen=True)
-class Prediction:
-    """The model's answer for one launch of ``n`` elements."""
-
-    n: int
-    cores: int  # vector cores the tiling uses
-    tiles: int  # tiles of the busiest core
-    #: The busiest core's memory traffic at its share of the bandwidth, and its vector
-    #: instructions.
-    memory_seconds: float
-    vector_seconds: float
-    seconds: float  # the larger of the two plus the pipeline's fill and drain
-
-
-def _repeats(elements: int) -> int:
-    return -(-elements // ELEMENTS_PER_REPEAT)
-
-
-@dataclass(frozen=True)
 class Roofline:
     """Atlas A2 (or another platform) as the roofline sees it."""
 
@@ -193,8 +172,6 @@ class Roofline:
         """A copy with some PipelineModel parameters changed (``hbm_bytes_per_second=...``)."""
         return dataclasses.replace(self, model=dataclasses.replace(self.model, **parameters))
 
-    # -- per element, all cores streaming ----------------------------------------------
-
     def vector_cycles_per_element(self, cost: KernelCost) -> float:
         """Vector cycles one core spends per element."""
         return cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / ELEMENTS_PER_REPEAT
@@ -216,37 +193,3 @@ class Roofline:
     def ridge_bandwidth(self, cost: KernelCost) -> float:
         """Bytes per second at which memory and vector time are equal (bandwidth-bound below)."""
         return self.vector_elements_per_second(cost) * cost.bytes_per_element
-
-    # -- one launch ----------------------------------------------------------------------
-
-    def predict(self, n: int, cost: KernelCost) -> Prediction:
-        """Predict one launch of ``n`` elements, tiled by :func:`mishgrad.kernel.tiling.plan_for`.
-
-        For each kind of core of the tiling plan (big, small, last), with ``M`` its memory
-        time, ``V`` its vector time, ``v_last`` the vector time of its last tile and
-        ``in_first``/``out_last`` the copy times of its first/last tile, the time is
-        ``max(M + v_last, V + in_first + out_last)``: exact for one tile, and the roofline
-        ``max(M, V)`` plus a vanishing share for many. The busiest core decides.
-
-        Raises
-        ------
-        mishgrad.kernel.tiling.TilingError
-            For n = 0.
-
-        """
-        plan = tiling.plan_for(int(n), cost.dtype_size, cost.has_tanhx, self.chip)
-        model = self.model
-        core_bps = model.hbm_bytes_per_second / model.vector_cores
-        repeat_seconds = cost.cycles_per_repeat(model, self.op_cycles_per_repeat) / model.clock_hz
-        predictions = []
-        for kind in tiling.core_kinds(plan):
-            tiles, tail = kind.tiles, kind.tail
-            memory = kind.length * cost.bytes_per_element / core_bps
-            repeats = (tiles - 1) * _repeats(plan.tileLength) + _repeats(tail)
-            vector = repeats * repeat_seconds
-            v_last = _repeats(tail) * repeat_seconds
-            in_first = (plan.tileLength if tiles > 1 else tail) * cost.read_bytes / core_bps
-            out_last = tail * cost.write_bytes / core_bps
-            seconds = max(memory + v_last, vector + in_first + out_last)
-            predictions.append(Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds))
-        return max(predictions, key=lambda prediction: prediction.seconds)
