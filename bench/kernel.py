@@ -60,7 +60,7 @@ def instruction_table() -> bool:
     )
     print(
         f"  ops-nn v1, float32 no tanhx: {V1_FLOAT32.total} instructions, "
-        f"{V1_FLOAT32.count('Exp')} Exp, {V1_FLOAT32.count('Div')} Div ({V1_FLOAT32.link})"
+        f"{V1_FLOAT32.counts()['Exp']} Exp, {V1_FLOAT32.counts()['Div']} Div ({V1_FLOAT32.link})"
     )
     cost = roofline.cost_from_counts(float32, 4, False)
     allowed = float32.total + math.floor(instruction_headroom(a2, cost))

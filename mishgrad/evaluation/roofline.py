@@ -168,10 +168,6 @@ class Roofline:
         model = PipelineModel(vector_cores=resolved.vector_cores, **parameters)
         return cls(resolved, model, dict(op_cycles_per_repeat or {}))
 
-    def replace(self, **parameters: float) -> "Roofline":
-        """A copy with some PipelineModel parameters changed (``hbm_bytes_per_second=...``)."""
-        return dataclasses.replace(self, model=dataclasses.replace(self.model, **parameters))
-
     def vector_cycles_per_element(self, cost: KernelCost) -> float:
         """Vector cycles one core spends per element."""
         return cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / ELEMENTS_PER_REPEAT
