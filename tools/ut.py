@@ -35,6 +35,8 @@ that read the edited file.
 Run as ``python -m tools.ut`` from the repository (``make ut``).
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
