@@ -90,8 +90,9 @@ gtest:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
 
-# The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin: tiling and
-# infershape in gtest, the kernel with golden data (tools/ut.py).
+# The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin, in gtest:
+# tiling and infershape, aclnnMishBackward's checks, the kernel on golden data for each dtype
+# (tools/ut.py).
 ut: $(STAMP) gtest
 	$(BIN)/python -m tools.ut
 
