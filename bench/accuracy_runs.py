@@ -12,6 +12,7 @@ rounded oracle:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -20,9 +21,10 @@ import numpy as np
 import numpy.typing as npt
 import precision_standard as precision
 from precision_standard import PrecisionReport
+from pytorch_formula import dmish_pytorch
 
 from mishgrad.kernel import twin
-from mishgrad.math import dtypes, errors, numerics, oracle, samples
+from mishgrad.math import dtypes, errors, oracle, samples
 
 
 def kernel_d(x: np.ndarray, model: str, tanhx: np.ndarray | None = None) -> np.ndarray:
@@ -51,13 +53,21 @@ class ModelResult:
         return all(check.met for check in self.checks)
 
 
-def sixteen_bit(name: str) -> dict[str, ModelResult]:
-    """The kernel over every finite float16 or bfloat16 input, per model."""
+def sixteen_bit(
+    name: str,
+    models: Sequence[str] = twin.NUMERICS_MODELS,
+    derivative: Callable[[np.ndarray, str], np.ndarray] = kernel_d,
+) -> dict[str, ModelResult]:
+    """The kernel over every finite float16 or bfloat16 input, per model.
+
+    ``derivative(x, model)`` is the kernel's d: by default the twin's under each numerics
+    model; ``make exhaustive`` passes its backend's (``exhaustive_device.Device``).
+    """
     x = dtypes.all_values(name)
     truth = oracle.dmish_oracle(x)
     results = {}
-    for model in twin.NUMERICS_MODELS:
-        d = kernel_d(x, model)
+    for model in models:
+        d = derivative(x, model)
         summary = error_summary.summarize(d, truth)
         cann = precision.evaluate(d, truth)
         results[model] = ModelResult(
@@ -79,9 +89,12 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
         whole = error_summary.summarize(
-            d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
+            d,
+            truth,
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         )
-        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
         checks = error_summary.check_float32(
             whole, error_summary.summarize(d[positive], truth[positive])
         )
@@ -109,7 +122,7 @@ def within_1ulp_uniform(x: np.ndarray | None = None) -> dict[str, float]:
     x = samples.float32_sample()["uniform"] if x is None else x
     truth = oracle.dmish_oracle(x)
     computed = {f"kernel, {model}": kernel_d(x, model) for model in twin.NUMERICS_MODELS}
-    computed[PYTORCH] = numerics.dmish_pytorch(x)
+    computed[PYTORCH] = dmish_pytorch(x)
     return {name: error_summary.summarize(d, truth).within_1ulp_pct for name, d in computed.items()}
 
 
