@@ -27,29 +27,21 @@ from exhaustive_run import Plan
 from rules.exhaustive import layout_problems
 
 from mishgrad.evaluation import exhaustive
-from mishgrad.kernel import opsnn, scratch, twin_build
+from mishgrad.kernel import scratch, twin_build
 from mishgrad.paths import REPOSITORY
+from tools import npu_rehearsal
 
 STRIDE = 4096
-SOC = "Ascend910B3"
+SOC = npu_rehearsal.SOC_NAME
 SCRIPT = REPOSITORY / "bench" / "exhaustive.py"
 #: Variables of this process that would point the run at another CANN or package.
 CLEARED = ("ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH", "MISHGRAD_BACKEND", "MISHGRAD_OPP_PATH")
 
 
 def stand_in(root: Path, library: Path) -> dict[str, str]:
-    """Lay out the stand-in CANN and the private install under ``root``; return its variables."""
-    package = opsnn.stand_in_package(root / "opp" / "vendors" / opsnn.VENDOR_DIR, library)
-    lib64 = root / "cann" / "lib64"
-    lib64.mkdir(parents=True)
-    for name in ("libascendcl.so", "libnnopbase.so"):
-        (lib64 / name).symlink_to(package / "op_api" / "lib" / "libcust_opapi.so")
-    return {
-        "ASCEND_HOME_PATH": str(root / "cann"),
-        "MISHGRAD_OPP_PATH": str(root / "opp"),
-        "MISHGRAD_TWIN_SOC_NAME": SOC,
-        "MISHGRAD_TWIN_NUMERICS": "hardware",
-    }
+    """The rehearsal's stand-in CANN under ``root`` (tools/npu_rehearsal.py), the twin's vector
+    unit rounding as the ``hardware`` model; returns its variables."""
+    return {**npu_rehearsal.stand_in(root, library), "MISHGRAD_TWIN_NUMERICS": "hardware"}
 
 
 def run_on_the_stand_in(root: Path, library: Path) -> subprocess.CompletedProcess:

@@ -45,8 +45,11 @@ CHIP: Final = "910B3"
 _CLEARED: Final = ("ASCEND_CUSTOM_OPP_PATH", "ASCEND_OPP_PATH")
 
 
-def stand_in(folder: Path) -> dict[str, str]:
+def stand_in(folder: Path, library: Path | None = None) -> dict[str, str]:
     """Lay out the stand-in CANN and the private install in ``folder``; return the variables.
+
+    ``library`` is the package's library (default: the twin of ``kernel/``); ``folder`` must not
+    hold a stand-in yet.
 
     Raises
     ------
@@ -56,9 +59,10 @@ def stand_in(folder: Path) -> dict[str, str]:
     """
     if SOC_FOLDERS.get(SOC_NAME) not in opsnn.SOCS:
         raise ValueError(f"{SOC_NAME} is not a SoC of the package ({', '.join(opsnn.SOCS)})")
-    shutil.rmtree(folder, ignore_errors=True)
     opp = folder / "opp"
-    package = opsnn.stand_in_package(opp / "vendors" / opsnn.VENDOR_DIR, twin_build.build())
+    package = opsnn.stand_in_package(
+        opp / "vendors" / opsnn.VENDOR_DIR, library or twin_build.build()
+    )
     cann = folder / "cann"
     (cann / "lib64").mkdir(parents=True)
     for name in ("libascendcl.so", "libnnopbase.so"):
@@ -78,6 +82,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m tools.npu_rehearsal COMMAND [ARG...]", file=sys.stderr)
         return 2
     environment = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    shutil.rmtree(FOLDER, ignore_errors=True)
     environment |= stand_in(FOLDER)
     print(f"npu-rehearsal: a stand-in CANN posing as {SOC_NAME} at {FOLDER}", flush=True)
     return subprocess.run(argv, env=environment, check=False).returncode
