@@ -26,29 +26,30 @@ def test_loaded_nnopbase_is_read_from_the_process_s_maps(tmp_path):
         "/opt/my nnopbase/libnnopbase.so.1",
         "/opt/torch_npu/lib/libnnopbase.so",
     ]
-    assert installed.loaded_nnopbase(tmp_path / "none") == []
 
 
-def test_an_activation_nnopbase_already_read_is_refused():
+def test_an_activation_nnopbase_already_read_is_refused(monkeypatch):
     ours = installed.Activation(installed.Package(source.REPOSITORY, "private"), "/opp/mishgrad_nn")
     loaded = ["/opt/torch_npu/lib/libnnopbase.so"]
-    installed.require_unread(ours, [], {})  # nothing loaded yet: nnopbase will read it
-    installed.require_unread(ours, loaded, {"ASCEND_CUSTOM_OPP_PATH": "/opp/mishgrad_nn"})
+    monkeypatch.delenv("ASCEND_CUSTOM_OPP_PATH", raising=False)
+    installed.require_unread(ours, [])  # nothing loaded yet: nnopbase will read it
     with pytest.raises(installed.PackageError) as error:
-        installed.require_unread(ours, loaded, {})
+        installed.require_unread(ours, loaded)
     assert str(error.value) == (
         "MISHGRAD_BACKEND=ascend: nnopbase is loaded in this process already "
         "(/opt/torch_npu/lib/libnnopbase.so: torch_npu, for one, loads it), and it reads "
         "ASCEND_CUSTOM_OPP_PATH once, when the first operator runs, so the kernel it chose then "
-        "would stay. Start the process with ASCEND_CUSTOM_OPP_PATH=/opp/mishgrad_nn, or choose "
+        "would stay. Start the process with ASCEND_CUSTOM_OPP_PATH='/opp/mishgrad_nn', or choose "
         "the backend before anything loads nnopbase"
     )
     builtin = installed.Activation(None, "")
-    installed.require_unread(builtin, loaded, {})
+    installed.require_unread(builtin, loaded)
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", "/opp/mishgrad_nn")
+    installed.require_unread(ours, loaded)  # started with it: nnopbase read the right value
     with pytest.raises(
-        installed.PackageError, match=r"ascend-builtin: .* ASCEND_CUSTOM_OPP_PATH unset"
+        installed.PackageError, match=r"ascend-builtin: .* ASCEND_CUSTOM_OPP_PATH=''"
     ):
-        installed.require_unread(builtin, loaded, {"ASCEND_CUSTOM_OPP_PATH": "/opp/mishgrad_nn"})
+        installed.require_unread(builtin, loaded)
 
 
 # A process that loaded nnopbase (as importing torch_npu does) before asking for a backend.
@@ -90,7 +91,7 @@ def test_a_process_that_loaded_nnopbase_first_is_told_how_to_start(tmp_path):
         f"MISHGRAD_BACKEND=ascend: nnopbase is loaded in this process already "
         f"({cann / 'lib64' / 'libnnopbase.so'}: "
     )
-    assert f"Start the process with ASCEND_CUSTOM_OPP_PATH={vendor}," in refused
+    assert f"Start the process with ASCEND_CUSTOM_OPP_PATH='{vendor}'," in refused
     # started as the message says: nnopbase finds the package when it first looks
     assert run(ASCEND_CUSTOM_OPP_PATH=str(vendor)) == str(vendor / "op_api/lib/libcust_opapi.so")
 

@@ -7,8 +7,6 @@ library, so it runs before the virtual environment exists). Why the package is i
 folder of its own (:func:`private_opp`) and activated per process (:func:`activation`): nnopbase
 builds one kernel table per process, and a package in CANN's ``opp/vendors`` would replace
 ``MishGrad`` for every program on the host (``kernel/mish_grad/README.md`` tells the story).
-Programs a process starts inherit its activation, ``ASCEND_CUSTOM_OPP_PATH``, unless given an
-environment of their own (as ``run.sh`` gives its program); see also :func:`require_unread`.
 
 The routes of the package's installer, the ``.run``'s ``install.sh``, which is asc-devkit's
 ``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673), in the order
@@ -212,40 +210,25 @@ def _require_soc(package: Package, soc: str) -> None:
 
 def loaded_nnopbase(maps: Path = Path("/proc/self/maps")) -> list[str]:
     """The nnopbase libraries this process has mapped already (torch_npu maps one on import)."""
-    try:
-        lines = maps.read_text().splitlines()
-    except OSError:
-        return []
-    paths = {fields[5] for fields in (line.split(maxsplit=5) for line in lines) if len(fields) == 6}
+    paths = {line.split(maxsplit=5)[-1] for line in maps.read_text().splitlines() if line.strip()}
     return sorted(path for path in paths if Path(path).name.startswith("libnnopbase.so"))
 
 
-def require_unread(
-    found: Activation, loaded: list[str], env: Mapping[str, str] = os.environ
-) -> None:
-    """Refuse ``found`` where nnopbase, ``loaded`` already, may have read another value.
+def require_unread(found: Activation, loaded: list[str]) -> None:
+    """Raise :class:`PackageError` where nnopbase, ``loaded`` already, may have read another value.
 
-    It reads ``ASCEND_CUSTOM_OPP_PATH`` once, when the first operator runs (opbase aa3cd74,
+    It reads ``ASCEND_CUSTOM_OPP_PATH`` once, at the first operator (opbase aa3cd74,
     ``kernel_mgr.cpp`` L383-L390 and L456-L471, ``op_kernel_lib.cpp`` L353-L384).
-
-    Raises
-    ------
-    PackageError
-        Naming the library, and the value to start the process with.
-
     """
-    if not loaded or env.get("ASCEND_CUSTOM_OPP_PATH", "") == found.custom_opp_path:
-        return
-    kind = "ascend" if found.package else "ascend-builtin"
     value = found.custom_opp_path
-    start = f"ASCEND_CUSTOM_OPP_PATH={value}" if value else "ASCEND_CUSTOM_OPP_PATH unset"
-    raise PackageError(
-        f"MISHGRAD_BACKEND={kind}: nnopbase is loaded in this process already "
-        f"({', '.join(loaded)}: torch_npu, for one, loads it), and it reads "
-        "ASCEND_CUSTOM_OPP_PATH once, when the first operator runs, so the kernel it chose "
-        f"then would stay. Start the process with {start}, or choose the backend before "
-        "anything loads nnopbase"
-    )
+    if loaded and os.environ.get("ASCEND_CUSTOM_OPP_PATH", "") != value:
+        raise PackageError(
+            f"MISHGRAD_BACKEND={'ascend' if found.package else 'ascend-builtin'}: nnopbase is "
+            f"loaded in this process already ({', '.join(loaded)}: torch_npu, for one, loads "
+            "it), and it reads ASCEND_CUSTOM_OPP_PATH once, when the first operator runs, so the "
+            f"kernel it chose then would stay. Start the process with ASCEND_CUSTOM_OPP_PATH="
+            f"'{value}', or choose the backend before anything loads nnopbase"
+        )
 
 
 def activation(

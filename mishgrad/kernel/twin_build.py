@@ -46,8 +46,7 @@ _FP_FLAGS: Final = ["-ffp-contract=off", "-fno-fast-math"]
 # A null dereference in a learner's edit must fault (and be reported as SIGSEGV by the isolated
 # runner), not let the optimizer treat the path as unreachable and run on into other code.
 _NULL_FLAGS: Final = ["-fno-delete-null-pointer-checks", "-fno-isolate-erroneous-paths-dereference"]
-#: The library's own calls bind to its own code, never to a copy loaded earlier with global
-#: scope (a stand-in CANN made of the twin: tools/npu_rehearsal.py), whose state is another's.
+#: Its own calls bind to its own code, not to a copy loaded before (the rehearsal's stand-in CANN).
 _LINK_FLAGS: Final = ["-Wl,-Bsymbolic"]
 #: The twin sources any kernel needs besides its own: virtual cores, and how Exp and Div round.
 RUNTIME_SOURCES: Final = ("core.cpp", "numerics.cpp")
