@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mishgrad.kernel import scratch, source, twin_build
+from mishgrad.kernel import identity, scratch, source, twin_build
 from mishgrad.math import dtypes, oracle, samples
 
 
@@ -36,9 +36,12 @@ TEST_SCRATCH = source.REPOSITORY / "build" / "test-scratch"
 def pytest_configure() -> None:
     """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set.
 
-    Every process a test starts inherits it: nbval's kernels, xdist's workers, JupyterLab.
+    Every process a test starts inherits it: nbval's kernels, xdist's workers, JupyterLab. The
+    checkout's identity header is written first, as its first build would, so that a test that
+    compares ``kernel/`` before and after a build sees the same files.
     """
     os.environ[scratch.ROOT_VARIABLE] = str(TEST_SCRATCH)
+    identity.write_header(source.OPERATOR_DIR)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -27,8 +27,10 @@
 #   libraries    libascendcl (runtime), libnnopbase (aclCreateTensor) and the op library
 #   proof        the dynamic linker's own report (LD_DEBUG=bindings) of the file that served
 #                aclnnMishBackward is printed after the run; which kernel ran, from the stamp
-#                our kernel leaves in its workspace (the program's `kernel:` line), must be
-#                ours for ascend and CANN's for ascend-builtin, or the script fails
+#                our kernel leaves in its workspace (the program's `kernel:` line, given the
+#                identity of this checkout's kernel sources, `python3 -m tools.identity`),
+#                must be this build for ascend and none of ours for ascend-builtin (inferred to be
+#                CANN's: the stamp's absence proves no more), or the script fails
 #   binary       build/examples/test_aclnn_mish_grad_cann (or under $MISHGRAD_BUILD_DIR)
 #   compiler     $CXX, default g++; it may carry arguments (CXX="ccache g++", "g++ -O0")
 set -euo pipefail
@@ -134,11 +136,15 @@ if [[ -n "$custom_opp" ]]; then
 else
     run_env=(env -u ASCEND_CUSTOM_OPP_PATH)
 fi
-LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" | tee "$build_dir/output.txt"
+# The sources the stamp must name: this checkout's (the command also writes the kernel's
+# identity header here, as every build does).
+identity="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m tools.identity "$repo/kernel/mish_grad")" ||
+    die "cannot hash the kernel's sources in $repo/kernel/mish_grad (above: why)"
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" "$identity" | tee "$build_dir/output.txt"
 served="$(grep -h "normal symbol \`aclnnMishBackward'" "$build_dir"/bindings.* | sed -n 's/.* to \([^ ]*\) .*/\1/p' | head -n 1)"
 rm -f "$build_dir"/bindings.*
 # Which kernel ran: the example reads the stamp our kernel leaves in its workspace.
-expected="kernel: this repository's"
+expected="kernel: this build of this repository's"
 [[ "$kind" == ascend-builtin ]] && expected="kernel: not this repository's"
 grep -q "^$expected" "$build_dir/output.txt" ||
     die "MISHGRAD_BACKEND=$kind, but the program reports $(grep '^kernel:' "$build_dir/output.txt" || echo 'no kernel line')"
