@@ -121,6 +121,32 @@ MISTAKES: Final[dict[str, tuple[str, list[tuple[str, str]]]]] = {
             ),
         ],
     ),
+    "e^(x/2)'s second factor before the division": (
+        nb14.HINTS["far"],
+        [
+            (
+                "        Mul(w, w, e, count);\n",
+                "        Mul(w, w, e, count);\n"
+                "        Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);\n"
+                "        Mul(w, w, v, count);\n",
+            ),
+            (
+                "        Select(v, far, e, 1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, count);\n"
+                "        Mul(d, d, v, count);\n",
+                "",
+            ),
+        ],
+    ),
+    "e as the square of e^(-|x|/2)": (
+        nb14.HINTS["share"],
+        [
+            (
+                "        Exp(e, e, count);\n",
+                "        Muls(e, e, 0.5f, count);\n        Exp(e, e, count);\n"
+                "        Mul(e, e, e, count);\n",
+            )
+        ],
+    ),
     "x never freed": ("every tensor Compute dequeues", [("        xQueue_.FreeTensor(x);\n", "")]),
     "a count in bytes": (
         "a vector instruction's count",

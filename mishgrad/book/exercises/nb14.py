@@ -140,7 +140,8 @@ HINTS: Final = {
     "without the cancellation (notebook 05's RootWindow)",
     "far": "below x = -87.3, e^-x is infinite (sigma = 1 / (1 + inf) = 0) and e^x subnormal (the "
     "vector unit may flush it to 0), while d is still normal: build on e^-|x|, and where x is "
-    "that low take e^(x/2) and multiply it in twice",
+    "that low take e^(x/2) and multiply it in twice, the second time after every Exp and Div (they "
+    "flush a subnormal result to 0)",
     "share": "too few results within 1 ULP: count the roundings your form makes, and let a "
     "leading term carry the value (notebook 03)",
 }
@@ -174,7 +175,7 @@ def _on_copy(scratch: ScratchKernel, grad: np.ndarray, x: np.ndarray, **options:
 
 def _hint(key: str, x: float) -> str:
     """The hint for a miss of the target ``key`` at ``x``: near x0 or far below, that place's."""
-    if key in ("overflow", "limits", "sign"):
+    if key in ("overflow", "limits", "sign", "share"):  # share: of a sample, not of one place
         return key
     return "zero" if REGIONS.in_window(x) else "far" if x < -80 else key
 
@@ -216,7 +217,10 @@ def _first_miss(
     for key, missed, size in _misses(x, out, truth, model):
         if missed.any():
             i = int(np.flatnonzero(missed)[np.argmax(size[missed])])
-            return TARGET_LABELS[key][1], HINTS[_hint(key, float(x[i]))], i
+            target = TARGET_LABELS[key][1]
+            if key == "share":  # how far the sample's share falls short
+                target = f"{target} (yours: {100 * np.mean(size[:UNIFORM] <= 1):.1f}%)"
+            return target, HINTS[_hint(key, float(x[i]))], i
     return None
 
 
