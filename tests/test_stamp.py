@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from mishgrad import aclnn
-from mishgrad.aclnn import provenance
+from mishgrad.aclnn import example, provenance
 from mishgrad.kernel import identity, opsnn, scratch, source, twin_build
 
 KERNEL = source.OPERATOR_DIR
@@ -110,6 +110,23 @@ def test_the_example_reads_the_stamp_as_the_kernel_writes_it():
     assert 'memcmp(workspace.data() + at, "MISHGRAD", 8)' in example
     magic = b"".join(word.to_bytes(4, "little") for word in provenance.STAMP_MAGIC)
     assert magic == b"MISHGRAD"
+
+
+def test_the_example_compares_the_stamp_with_the_identity_it_is_given():
+    binary, checkout = str(example.build()), identity.of(KERNEL)
+
+    def kernel_line(*given: str) -> str:
+        done = subprocess.run([binary, *given], capture_output=True, text=True, check=True)
+        return next(line for line in done.stdout.splitlines() if line.startswith("kernel: "))
+
+    named = f"its stamp names sources {checkout[:16]}"
+    assert kernel_line(checkout) == f"kernel: this build of this repository's ({named})"
+    other = "0" * 64
+    assert kernel_line(other) == f"kernel: another build of this kernel ({named}, not {other[:16]})"
+    assert kernel_line() == (
+        f"kernel: a build of this repository's, sources {checkout[:16]} (not compared: pass the "
+        "checkout's identity as the argument)"
+    )
 
 
 @pytest.mark.slow

@@ -186,7 +186,8 @@ std::string WhichKernel(const std::vector<uint8_t>& workspace, uint64_t n, const
         if (words[3] != sizeof(float) || words[7] != static_cast<uint32_t>(n)) {
             return "another build of this kernel (its stamp is not for this call)";
         }
-        const std::string identity = Hex(reinterpret_cast<const uint8_t*>(words + kIdentityWord), 32);
+        const size_t identityBytes = (kStampWords - kIdentityWord) * sizeof(uint32_t);
+        const std::string identity = Hex(reinterpret_cast<const uint8_t*>(words + kIdentityWord), identityBytes);
         if (expected.empty()) {
             return "a build of this repository's, sources " + identity.substr(0, 16) +
                    " (not compared: pass the checkout's identity as the argument)";
