@@ -148,9 +148,8 @@ class ScratchKernel:
             _unified(_text(self.original / name), _text(self.path / name), self.original, name)
             for name in self.edited()
         ]
-        return Listing(
-            "\n".join(parts) or f"(no differences: the copy is {shown(self.original)}/)", "diff"
-        )
+        same = translate(f"(no differences: the copy is {shown(self.original)}/)")
+        return Listing("\n".join(parts) or same, "diff")
 
     def reset(self) -> None:
         """Throw the edits away: the copy becomes the original again, whatever state it is in.
