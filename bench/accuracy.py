@@ -95,7 +95,10 @@ def float32() -> bool:
     parts = samples.float32_sample()
     x = np.concatenate(list(parts.values()))
     truth = oracle.dmish_oracle(x)
-    masks = {"rel_mask": errors.float32_rel_mask(x), "abs_mask": errors.in_root_window(x)}
+    masks = {
+        "rel_mask": errors.MISH_GRAD_REGIONS.normal(x),
+        "abs_mask": errors.MISH_GRAD_REGIONS.in_window(x),
+    }
     rows = {label: error_summary.summarize(d, truth, **masks) for label, d in formulas(x).items()}
     sizes = ", ".join(f"{name} {part.size}" for name, part in parts.items())
     print_table(f"float32: documented sample ({sizes}), NumPy formulas (ieee)", rows)

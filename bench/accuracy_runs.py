@@ -20,9 +20,10 @@ import numpy as np
 import numpy.typing as npt
 import precision_standard as precision
 from precision_standard import PrecisionReport
+from pytorch_formula import dmish_pytorch
 
 from mishgrad.kernel import twin
-from mishgrad.math import dtypes, errors, numerics, oracle, samples
+from mishgrad.math import dtypes, errors, oracle, samples
 
 
 def kernel_d(x: np.ndarray, model: str, tanhx: np.ndarray | None = None) -> np.ndarray:
@@ -79,9 +80,12 @@ def float32(parts: dict[str, np.ndarray]) -> dict[str, ModelResult]:
     for model in twin.NUMERICS_MODELS:
         d = kernel_d(x, model)
         whole = error_summary.summarize(
-            d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
+            d,
+            truth,
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         )
-        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
         checks = error_summary.check_float32(
             whole, error_summary.summarize(d[positive], truth[positive])
         )
@@ -109,7 +113,7 @@ def within_1ulp_uniform(x: np.ndarray | None = None) -> dict[str, float]:
     x = samples.float32_sample()["uniform"] if x is None else x
     truth = oracle.dmish_oracle(x)
     computed = {f"kernel, {model}": kernel_d(x, model) for model in twin.NUMERICS_MODELS}
-    computed[PYTORCH] = numerics.dmish_pytorch(x)
+    computed[PYTORCH] = dmish_pytorch(x)
     return {name: error_summary.summarize(d, truth).within_1ulp_pct for name, d in computed.items()}
 
 

@@ -141,7 +141,7 @@ def check_float32(whole: ErrorSummary, positive: ErrorSummary) -> list[Check]:
     Parameters
     ----------
     whole
-        The documented sample, with :func:`float32_rel_mask` and the root window as masks.
+        The documented sample, with MishGrad's normal region and root window as masks.
     positive
         The sample's x >= 0 part.
 
@@ -184,7 +184,7 @@ def check_float32_uniform(uniform: ErrorSummary, model: str) -> Check:
 def check_float32_subnormal(tail: ErrorSummary) -> Check:
     """The float32 target where d is subnormal.
 
-    ``tail`` summarizes inputs with :func:`float32_subnormal_mask` as its absolute mask.
+    ``tail`` summarizes inputs with MishGrad's subnormal region as its absolute mask.
     """
     return Check(
         "max abs. error where d is subnormal",

@@ -12,8 +12,7 @@ name their build folders); if any of them changed, the run starts again from the
 tile. :func:`result` condenses a model's summary into its entry of the result file (run time,
 statistics per region, the target checks), :func:`write` writes the file and its tables.
 
-``bench/exhaustive.py`` runs it; the tests import it as ``bench.exhaustive_run``, so it
-imports nothing of ``bench/`` itself.
+``bench/exhaustive.py`` runs it, and the tests import it.
 """
 
 from __future__ import annotations
@@ -31,12 +30,12 @@ from typing import Any, Final, TextIO
 
 import exhaustive_check
 import numpy as np
+from pytorch_formula import dmish_pytorch
 
 from mishgrad.book.exhaustive_report import number, region_table
 from mishgrad.book.report import fmt, table
 from mishgrad.evaluation import exhaustive
 from mishgrad.kernel import twin, twin_build
-from mishgrad.math import numerics
 from mishgrad.math.dtypes import float32
 from mishgrad.paths import REPOSITORY
 
@@ -50,9 +49,7 @@ DEFAULT_TILE: Final = 1 << 22
 SUMMARY_FORMAT: Final = 1
 
 #: Formulas swept like the kernel, to compare with: PyTorch's CPU formula in NumPy.
-REFERENCES: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {
-    "pytorch": numerics.dmish_pytorch
-}
+REFERENCES: Final[dict[str, Callable[[np.ndarray], np.ndarray]]] = {"pytorch": dmish_pytorch}
 
 Summary = dict[str, Any]
 

@@ -2,7 +2,7 @@
 
 Prints, for each dtype and branch, the vector instructions of one full tile as the twin's
 trace counts them (Exp and Div separately) and the share of the bandwidth roof they allow on
-an Atlas A2 at 1.6 TB/s (``Roofline.bandwidth_share``), how many of them the root window takes
+an Atlas A2 at 1.6 TB/s (``bench/instruction_budget.py``), how many of them the root window takes
 (counted in its source), the targets for float32 without tanhx (1 Exp, at most 2 Div, and
 few enough instructions to stay bandwidth-bound on an Atlas A2 at the bandwidth of ops-nn's
 migration guide, by the roofline of ``mishgrad.evaluation.roofline``) and ops-nn v1's float32
@@ -22,6 +22,7 @@ import sys
 from typing import Final
 
 import build_times
+from instruction_budget import bandwidth_share, instruction_headroom, method_instructions
 from throughput import inputs, median_rate
 
 from mishgrad.evaluation import roofline, upstream
@@ -34,9 +35,7 @@ TARGET = {"exp": 1, "div": 2}  # no-tanhx float32; the total: bandwidth-bound on
 
 
 def instruction_table() -> bool:
-    window = trace.method_instructions(
-        source.OPERATOR_DIR / "op_kernel" / "mish_grad.h", "RootWindow"
-    )
+    window = method_instructions(source.OPERATOR_DIR / "op_kernel" / "mish_grad.h", "RootWindow")
     a2 = roofline.Roofline.for_chip()
     print("Vector instructions per tile (twin trace, core 0, tile 0), and the share of the")
     print(f"bandwidth roof on {a2.chip.name} at {a2.model.hbm_bytes_per_second / 1e12:g} TB/s")
@@ -49,8 +48,9 @@ def instruction_table() -> bool:
             branch = "tanhx" if has_tanhx else "no tanhx"
             ops = ", ".join(f"{op} {n}" for op, n in counts.by_op.items())
             cost = roofline.cost_from_counts(counts, x.itemsize, has_tanhx)
-            share = f"{a2.bandwidth_share(cost):5.0%}"
-            numbers = f"{counts.total:5d} {counts.exp:4d} {counts.div:4d} {share}"
+            share = f"{bandwidth_share(a2, cost):5.0%}"
+            exp, div = (counts.by_op.get(op, 0) for op in ("Exp", "Div"))
+            numbers = f"{counts.total:5d} {exp:4d} {div:4d} {share}"
             print(f"  {dtype:9s} {branch:9s} {numbers}  {ops}")
             if dtype == "float32" and not has_tanhx:
                 float32 = counts
@@ -60,20 +60,17 @@ def instruction_table() -> bool:
     )
     print(
         f"  ops-nn v1, float32 no tanhx: {V1_FLOAT32.total} instructions, "
-        f"{V1_FLOAT32.count('Exp')} Exp, {V1_FLOAT32.count('Div')} Div ({V1_FLOAT32.link})"
+        f"{V1_FLOAT32.counts()['Exp']} Exp, {V1_FLOAT32.counts()['Div']} Div ({V1_FLOAT32.link})"
     )
     cost = roofline.cost_from_counts(float32, 4, False)
-    allowed = float32.total + math.floor(a2.instruction_headroom(cost))
-    met = (
-        float32.exp == TARGET["exp"]
-        and float32.div <= TARGET["div"]
-        and a2.bound(cost) == "bandwidth"
-    )
+    allowed = float32.total + math.floor(instruction_headroom(a2, cost))
+    exp, div = (float32.by_op.get(op, 0) for op in ("Exp", "Div"))
+    met = exp == TARGET["exp"] and div <= TARGET["div"] and a2.bound(cost) == "bandwidth"
     bandwidth = a2.model.hbm_bytes_per_second / 1e12
     print(
         f"  target for float32 no tanhx: {TARGET['exp']} Exp, <= {TARGET['div']} Div, and at most "
         f"{allowed} instructions (bandwidth-bound on {a2.chip.name} at {bandwidth:g} TB/s; ridge "
-        f"{a2.ridge_bandwidth(cost) / 1e12:.3g} TB/s): {float32.exp}, {float32.div}, "
+        f"{a2.ridge_bandwidth(cost) / 1e12:.3g} TB/s): {exp}, {div}, "
         f"{float32.total}: {'met' if met else 'MISSED'}"
     )
     return met

@@ -84,7 +84,9 @@ def main() -> int:
     for name, t in times.notebooks.items():
         stated = f"{run_time.rounded(t.warm)} / {run_time.rounded(t.first)}"
         print(f"{name:40} {t.warm:7.1f} {t.first:8.1f}  {stated}")
-    print(f"{'all':40} {times.total_warm:7.1f} {times.total_first:8.1f}")
+    warm = sum(t.warm for t in times.notebooks.values())
+    first = sum(t.first for t in times.notebooks.values())
+    print(f"{'all':40} {warm:7.1f} {first:8.1f}")
     print(
         f"\ntwin build, float32: cold {times.twin_cold:.1f} s, after a one-line edit "
         f"{times.twin_edit:.1f} s"

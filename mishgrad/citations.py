@@ -18,9 +18,6 @@ ASC_DEVKIT: Final = (
 )
 #: cann/opbase: the aclnn framework and the precision standard for experimental operators.
 OPBASE: Final = ("https://gitcode.com/cann/opbase", "aa3cd74b7f6d772acd64ff48292a7e65a9bc8142")
-#: pytorch/pytorch: the CPU ``mish_backward`` (``aten/src/ATen/native/cpu/Activation.cpp``),
-#: the formula users compare an NPU operator with.
-PYTORCH: Final = ("https://github.com/pytorch/pytorch", "02def0cdf6a7ac1e08f66a2c573ef07def8663b3")
 
 
 def permalink(

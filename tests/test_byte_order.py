@@ -17,6 +17,7 @@ import error_summary
 import ml_dtypes
 import numpy as np
 import pytest
+from pytorch_formula import dmish_pytorch
 
 from mishgrad import aclnn
 from mishgrad.math import dtypes, errors, near_root, numerics, oracle, thresholds, vector_math
@@ -94,7 +95,7 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
             "dmish_v2": numerics.dmish_v2,
             "dmish_rational": numerics.dmish_rational,
             "dmish_ours": numerics.dmish_ours,
-            "dmish_pytorch": numerics.dmish_pytorch,
+            "dmish_pytorch": dmish_pytorch,
         }.items()
     },
     "numerics.dmish_b1": lambda t: [
@@ -104,9 +105,9 @@ ARRAY_CASES: dict[str, Callable[[Transform], Any]] = {
         numerics.dmish_tanhx(t(a), t(oracle.tanh_softplus_oracle(a)), numerics="hardware")
         for a in ALL.values()
     ],
-    "errors.in_root_window": lambda t: errors.in_root_window(t(X)),
-    "errors.float32_rel_mask": lambda t: errors.float32_rel_mask(t(X)),
-    "errors.float32_subnormal_mask": lambda t: errors.float32_subnormal_mask(t(X)),
+    "Regions.in_window": lambda t: errors.MISH_GRAD_REGIONS.in_window(t(X)),
+    "Regions.normal": lambda t: errors.MISH_GRAD_REGIONS.normal(t(X)),
+    "Regions.subnormal": lambda t: errors.MISH_GRAD_REGIONS.subnormal(t(X)),
     "error_checks.mask_intervals": lambda t: error_checks.mask_intervals(
         t(np.sort(X[:-1])), X[:-1] < 0
     ),

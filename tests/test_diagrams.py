@@ -13,6 +13,10 @@ from matplotlib.text import Text
 from mishgrad.book import diagrams, language, number_diagrams
 from mishgrad.kernel import tiling
 
+#: Notebook 04's launch (``small_launch``): 2150 float32 elements on 4 cores, no tanhx, with a UB
+#: that holds one 256-element tile, so that every tile of every core is labelled.
+SMALL = tiling.plan(2150, 4, False, 16384, 4, select_scratch=False)
+
 
 def texts(figure) -> str:
     """Every text of a figure (titles, labels, annotations, tick labels), one per line."""
@@ -73,11 +77,11 @@ def test_sequence_has_lifelines_and_both_phases():
 @pytest.mark.parametrize(
     "plan",
     [
-        number_diagrams.small_plan(),
+        SMALL,
         tiling.plan(1000, 4, False, 16384, 3, select_scratch=False),
         tiling.plan(64 * 7, 4, False, 16384, 4, select_scratch=False),
     ],
-    ids=["default", "n=1000 on 3 cores", "whole tiles"],
+    ids=["notebook 04's", "n=1000 on 3 cores", "whole tiles"],
 )
 def test_tiling_numbers_are_the_plans(plan):
     shown = texts(number_diagrams.tiling_split(plan))
@@ -100,7 +104,7 @@ def test_tiling_numbers_are_the_plans(plan):
 
 
 def test_core_tiles_follow_the_plan():
-    plan = number_diagrams.small_plan()
+    plan = SMALL
     assert (plan.blockDim, plan.bigCoreNum, plan.tileLength) == (4, 2, 256)
     assert number_diagrams.core_tiles(plan, 0) == [256, 256, plan.bigTailLength]
     assert number_diagrams.core_tiles(plan, 2) == [256] * (plan.smallTileNum - 1) + [
@@ -114,7 +118,7 @@ def test_core_tiles_follow_the_plan():
     [
         diagrams.vector_core_data_path,
         diagrams.aclnn_sequence,
-        number_diagrams.tiling_split,
+        lambda: number_diagrams.tiling_split(SMALL),
     ],
 )
 def test_diagram_labels_are_chinese_in_the_chinese_edition(draw):

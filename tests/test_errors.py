@@ -2,6 +2,7 @@ import error_checks
 import error_summary
 import numpy as np
 import pytest
+from pytorch_formula import dmish_pytorch
 
 from mishgrad import aclnn
 from mishgrad.kernel import operators
@@ -51,9 +52,9 @@ def test_summarize_empty_masks_give_nan():
 
 def test_masks_follow_the_design_windows():
     x = np.array([-100.0, -87.0, -1.2, -1.0, 5.0, np.inf])
-    assert list(errors.in_root_window(x)) == [False, False, True, False, False, False]
-    assert list(errors.float32_rel_mask(x)) == [False, True, True, True, True, False]
-    assert list(errors.float32_subnormal_mask(x)) == [True, False, False, False, False, False]
+    assert list(errors.MISH_GRAD_REGIONS.in_window(x)) == [False, False, True, False, False, False]
+    assert list(errors.MISH_GRAD_REGIONS.normal(x)) == [False, True, True, True, True, False]
+    assert list(errors.MISH_GRAD_REGIONS.subnormal(x)) == [True, False, False, False, False, False]
 
 
 def test_subnormal_edge_is_where_the_correctly_rounded_d_stops_being_normal():
@@ -205,7 +206,7 @@ def test_notebook_03s_classification_by_hand_is_failure_masks(exhaustive):
     results = {name: formula(x) for name, formula in numerics.FORMULAS.items()}
     results["B1"] = numerics.dmish_b1(x, tanhx)
     results["tanhx branch"] = numerics.dmish_tanhx(x, tanhx)
-    results["PyTorch"] = numerics.dmish_pytorch(x)
+    results["PyTorch"] = dmish_pytorch(x)
     x64 = x.astype(np.float64)
     for name, result in results.items():
         mine, helper = classify(result, truth), errors.failure_masks(x, result, truth)

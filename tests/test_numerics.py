@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import precision_standard
 import pytest
+from pytorch_formula import dmish_pytorch
 
 from mishgrad.kernel import source
 from mishgrad.kernel.twin import NUMERICS_MODELS
@@ -21,8 +22,8 @@ def f32_summaries(x, result, truth):
         error_summary.summarize(
             result,
             truth,
-            rel_mask=errors.float32_rel_mask(x),
-            abs_mask=errors.in_root_window(x),
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         ),
         error_summary.summarize(result[x >= 0], truth[x >= 0]),
     )
@@ -51,12 +52,12 @@ def test_d_stays_normal_where_the_exponential_is_flushed(model):
     x = samples.float32_every(-100.0, -86.0, 97)
     truth = oracle.dmish_oracle(x)
     d = numerics.dmish_ours(x, numerics=model)
-    normal = errors.float32_rel_mask(x)
+    normal = errors.MISH_GRAD_REGIONS.normal(x)
     assert (
         error_summary.summarize(d, truth, rel_mask=normal).max_rel_error
         <= dtypes.TABLE["float32"].max_rel_error
     )
-    tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+    tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
     assert error_summary.check_float32_subnormal(tail).met and tail.wrong_sign == 0
 
 
@@ -180,9 +181,9 @@ def test_mish_backward_matches_the_oracle_and_keeps_dtype():
         truth = oracle.mish_backward_oracle(grad, x)
         # float32 keeps ULP accuracy only for x >= 0; the 16-bit types everywhere but near
         # the root. d is rounded to float32 before the product: one extra rounding.
-        ulp_region = x >= 0 if dtype == "float32" else ~errors.in_root_window(x)
+        ulp_region = x >= 0 if dtype == "float32" else ~errors.MISH_GRAD_REGIONS.in_window(x)
         assert error_summary.summarize(out[ulp_region], truth[ulp_region]).max_ulp <= 3
-        summary = error_summary.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        summary = error_summary.summarize(out, truth, rel_mask=errors.MISH_GRAD_REGIONS.normal(x))
         assert summary.max_rel_error < 1e-5 and summary.wrong_sign == 0
 
 
@@ -240,19 +241,19 @@ def test_ours_meets_the_bulk_target_ahead_of_pytorch(bulk, model):
     x, truth = bulk
     ours = error_summary.summarize(numerics.dmish_ours(x, model), truth)
     assert error_summary.check_float32_uniform(ours, model).met
-    pytorch = error_summary.summarize(numerics.dmish_pytorch(x), truth).within_1ulp_pct
+    pytorch = error_summary.summarize(dmish_pytorch(x), truth).within_1ulp_pct
     assert ours.within_1ulp_pct > pytorch or model != "ieee"
 
 
 def test_pytorch_formula_is_float32_arithmetic_with_nan_at_the_infinities(bulk):
     x, truth = bulk
-    d = numerics.dmish_pytorch(x)
+    d = dmish_pytorch(x)
     assert d.dtype == np.float32 and error_summary.summarize(d, truth).within_1ulp_pct > 80
     wide = x.astype(np.float64)
     t = np.tanh(np.log1p(np.exp(wide)))
     in_float64 = (t + wide / (1 + np.exp(-wide)) * (1 - t * t)).astype(np.float32)
     assert np.mean(d != in_float64) > 0.05  # each step rounds to float32, as PyTorch's does
-    assert np.isnan(numerics.dmish_pytorch(np.array([np.inf, -np.inf], np.float32))).all()
+    assert np.isnan(dmish_pytorch(np.array([np.inf, -np.inf], np.float32))).all()
 
 
 def test_a_missed_bulk_target_is_reported(bulk):
@@ -283,7 +284,7 @@ def test_sign_split_is_its_two_halves_each_kept_on_its_own_side():
 
 
 def test_notebook_03s_pytorch_formula_is_dmish_pytorch(bulk):
-    """Notebook 03 writes PyTorch's CPU formula out in NumPy: it is numerics.dmish_pytorch.
+    """Notebook 03 writes PyTorch's CPU formula out in NumPy: it is dmish_pytorch.
 
     Bit for bit, on the sample's uniform part, at the special values, and on every finite
     16-bit input (widened to float32, the result rounded once, as the notebook does).
@@ -304,7 +305,7 @@ def test_notebook_03s_pytorch_formula_is_dmish_pytorch(bulk):
     inputs = [bulk[0], special, dtypes.all_values("float16"), dtypes.all_values("bfloat16")]
     for x in inputs:
         written = pytorch_formula(x).astype(x.dtype).astype(np.float64)
-        packaged = numerics.dmish_pytorch(x).astype(np.float64)
+        packaged = dmish_pytorch(x).astype(np.float64)
         assert np.array_equal(written, packaged, equal_nan=True), x.dtype
         assert np.array_equal(np.signbit(written), np.signbit(packaged)), x.dtype
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mishgrad import aclnn
-from mishgrad.kernel import platforms, twin
+from mishgrad.kernel import launcher, platforms, twin, twin_abi
 from mishgrad.kernel.operators import MISH_GRAD
 from mishgrad.kernel.twin_abi import run_entry
 from mishgrad.math import dtypes, oracle, vector_math
@@ -196,11 +196,11 @@ def test_the_kernel_runs_each_model_deterministically():
 
 def test_the_environment_chooses_the_model(monkeypatch):
     grad, x = kernel_inputs(5000)
-    monkeypatch.delenv(twin.NUMERICS_VARIABLE, raising=False)
+    monkeypatch.delenv(launcher.NUMERICS_VARIABLE, raising=False)
     assert twin.numerics_model() == "ieee"
-    monkeypatch.setenv(twin.NUMERICS_VARIABLE, "")
+    monkeypatch.setenv(launcher.NUMERICS_VARIABLE, "")
     assert twin.numerics_model() == "ieee"
-    monkeypatch.setenv(twin.NUMERICS_VARIABLE, "adversarial")
+    monkeypatch.setenv(launcher.NUMERICS_VARIABLE, "adversarial")
     assert twin.numerics_model() == "adversarial" and twin.numerics_model("ieee") == "ieee"
     adversarial = twin.run_kernel(grad, x, numerics="adversarial").out
     np.testing.assert_array_equal(twin.run_kernel(grad, x).out, adversarial)
@@ -209,7 +209,7 @@ def test_the_environment_chooses_the_model(monkeypatch):
 
 def test_unknown_models_are_refused(monkeypatch):
     grad, x = kernel_inputs(100)
-    monkeypatch.setenv(twin.NUMERICS_VARIABLE, "fast")
+    monkeypatch.setenv(launcher.NUMERICS_VARIABLE, "fast")
     with pytest.raises(ValueError, match="MISHGRAD_TWIN_NUMERICS is 'fast'"):
         twin.run_kernel(grad, x)
     with pytest.raises(ValueError, match="numerics is 'Hardware'"):
@@ -223,7 +223,7 @@ def test_the_c_abi_refuses_an_unknown_model():
     out = np.empty_like(x)
     chip = platforms.platform("910B2")
     plan = twin.native_tiling(x.size, 4, False, chip.ub_reported, chip.vector_cores)
-    config = twin.TwinConfig(chip.ub_bytes, chip.select_scratch_begin, 1, 0, 3)
+    config = twin_abi.TwinConfig(chip.ub_bytes, chip.select_scratch_begin, 1, 0, 3)
     lib = twin.library()
     tensors = {"grad": grad, "x": x, "x_grad": out}
     tiling = bytes(twin.TilingData.from_plan(plan))
@@ -240,11 +240,11 @@ def test_the_c_abi_refuses_an_unknown_model():
 
 def test_aclnn_follows_the_environment(monkeypatch):
     grad, x = kernel_inputs(5000)
-    monkeypatch.setenv(twin.NUMERICS_VARIABLE, "hardware")
+    monkeypatch.setenv(launcher.NUMERICS_VARIABLE, "hardware")
     with aclnn.Session("twin") as session:
         out = aclnn.mish_backward(grad, x, session=session)
         np.testing.assert_array_equal(out, twin.run_kernel(grad, x, numerics="hardware").out)
-        monkeypatch.setenv(twin.NUMERICS_VARIABLE, "nonsense")
+        monkeypatch.setenv(launcher.NUMERICS_VARIABLE, "nonsense")
         with pytest.raises(aclnn.AclError, match="MISHGRAD_TWIN_NUMERICS is 'nonsense'"):
             aclnn.mish_backward(grad, x, session=session)
 

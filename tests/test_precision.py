@@ -158,8 +158,8 @@ def test_float32_passes_where_a_t_plus_p_form_fails_near_the_root(float32_sample
     result = numerics.dmish_tanhx(x, oracle.tanh_softplus_oracle(x))  # t + p, t rounded
     whole = precision_standard.evaluate(result, truth)
     assert whole.mere_passed and not whole.mare_passed
-    assert errors.in_root_window(x[whole.worst])
-    outside = ~errors.in_root_window(x)
+    assert errors.MISH_GRAD_REGIONS.in_window(x[whole.worst])
+    outside = ~errors.MISH_GRAD_REGIONS.in_window(x)
     assert precision_standard.evaluate(result[outside], truth[outside]).passed
     # The newer mixed tolerance has an absolute part: the root is no problem for it.
     assert (

@@ -20,7 +20,7 @@ import pytest
 import trace_checks
 
 from mishgrad.evaluation.roofline import Roofline, operator_cost
-from mishgrad.kernel import source, trace, twin, twin_build
+from mishgrad.kernel import launcher, source, trace, twin, twin_abi, twin_build
 from mishgrad.kernel.operators import TILING, WORKSPACE, OperatorSpec
 from mishgrad.math.dtypes import as_dtype
 
@@ -194,7 +194,7 @@ def launch(spec: OperatorSpec, dtype: str, *, isolated: bool, traced: bool = Fal
     rng = np.random.default_rng(31)
     n = CORES * TILES * TILE
     grad, x = (rng.uniform(-4.0, 4.0, n).astype(kind) for _ in range(2))
-    run = twin.run_operator(
+    run = launcher.run_operator(
         spec, {"grad": grad, "x": x}, tiling(n), CORES, TILES, trace=traced, isolated=isolated
     )
     return grad, x, run.outputs["out"], run.trace
@@ -254,23 +254,27 @@ def test_the_launcher_refuses_a_malformed_launch(scaled_grad, arguments, block_d
     x = np.ones(CORES * TILES * TILE, np.float32)
     tensors = {"grad": x, "x": x, "out": np.empty_like(x)}
     names = (*scaled_grad.arguments, *[WORKSPACE] * (arguments - len(scaled_grad.arguments)))
-    one = twin.Launch("scaled_grad_float", names, tensors, ("out",), tiling(x.size), block_dim, 1)
+    one = twin_abi.Launch(
+        "scaled_grad_float", names, tensors, ("out",), tiling(x.size), block_dim, 1
+    )
     library = twin_build.build(twin_build.kernel_spec(operator=scaled_grad, dtype="float32"))
     with pytest.raises(twin.KernelError, match=says):
-        twin.launch(library, one, twin.TwinConfig(196_608, 188_416, 1, 0, 0), isolated=False)
+        launcher.launch(
+            library, one, twin_abi.TwinConfig(196_608, 188_416, 1, 0, 0), isolated=False
+        )
 
 
 def test_inputs_must_be_the_operators_and_alike(scaled_grad):
     x = np.ones(CORES * TILES * TILE, np.float32)
     with pytest.raises(ValueError, match=r"missing \['grad'\], unknown \['y'\]"):
-        twin.run_operator(scaled_grad, {"x": x, "y": x}, tiling(x.size), CORES, TILES)
+        launcher.run_operator(scaled_grad, {"x": x, "y": x}, tiling(x.size), CORES, TILES)
     with pytest.raises(ValueError, match="share one dtype and size"):
-        twin.run_operator(
+        launcher.run_operator(
             scaled_grad, {"grad": x, "x": x.astype(np.float16)}, tiling(x.size), CORES, TILES
         )
     wide = x.astype(np.float64)
     with pytest.raises(ValueError, match=r"dtype must be one of .*got float64"):
-        twin.run_operator(scaled_grad, {"grad": wide, "x": wide}, tiling(x.size), CORES, TILES)
+        launcher.run_operator(scaled_grad, {"grad": wide, "x": wide}, tiling(x.size), CORES, TILES)
 
 
 def test_a_spec_must_name_its_tensors_among_the_entrys_arguments():

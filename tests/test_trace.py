@@ -13,9 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import trace_checks
+from instruction_budget import method_instructions
 
 from mishgrad.evaluation import roofline
-from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, ub_layout
+from mishgrad.kernel import pipeline, platforms, source, tiling, trace, twin, twin_abi, ub_layout
 from mishgrad.math import numerics
 
 A2 = platforms.platform("910B2")
@@ -101,7 +102,7 @@ def test_stages_follow_the_pipeline(runs):
         assert set(labels[tiles < 0]) == {"setup"}
         for tile in range(tiles.max() + 1):
             stage_list = list(labels[tiles == tile])
-            order = [trace.STAGES.index(s) for s in stage_list]
+            order = [trace_checks.STAGES.index(s) for s in stage_list]
             assert order == sorted(order)  # CopyIn, then Compute, then CopyOut
             tile_ops = ops[tiles == tile]
             copy_in = set(tile_ops[labels[tiles == tile] == "CopyIn"])
@@ -135,15 +136,14 @@ FLOAT32_COUNTS = {
 
 def test_instruction_counts_meet_the_targets(runs):
     ours = trace.instruction_counts(runs["float32", False].trace)
-    assert ours.exp == 1 and ours.div == 1
+    assert ours.by_op["Exp"] == ours.by_op["Div"] == 1
     assert ours.total == sum(ours.by_op.values())
     # float32 without tanhx stays bandwidth-bound on Atlas A2 at the guide's 1.6 TB/s
     cost = roofline.cost_from_counts(ours, 4, False)
     assert roofline.Roofline.for_chip().bound(cost) == "bandwidth"
     for (dtype, has_tanhx), run in runs.items():
         counts = trace.instruction_counts(run.trace)
-        assert counts.exp == 1
-        assert counts.div == 1
+        assert counts.by_op["Exp"] == counts.by_op["Div"] == 1
         assert (counts.by_op.get("Cast", 0) > 0) == (dtype != "float32")
         assert ("Select" in counts.by_op) == (dtype == "float32" and not has_tanhx)
 
@@ -158,7 +158,7 @@ def test_method_instructions_add_up_to_the_traced_tile(run32):
     # Derivative's own calls, the two methods it calls, and Compute's product with grad.
     header = source.OPERATOR_DIR / "op_kernel" / "mish_grad.h"
     methods = ["Derivative", "Exponential", "RootWindow"]
-    written = sum(trace.method_instructions(header, name) for name in methods)
+    written = sum(method_instructions(header, name) for name in methods)
     assert written + 1 == trace.instruction_counts(run32.trace).total
 
 
@@ -212,7 +212,7 @@ def test_covers_exactly_on_hand_made_intervals():
     assert trace_checks.covers_exactly(np.array([[0, 4], [0, 4], [4, 10], [4, 10]]), 10, 2)
     assert trace_checks.covers_exactly(np.empty((0, 2), dtype=np.int64), 0)
     with pytest.raises(ValueError, match="direction"):
-        trace_checks.copy_intervals(np.empty(0, twin.TRACE_DTYPE), "sideways")
+        trace_checks.copy_intervals(np.empty(0, twin_abi.TRACE_DTYPE), "sideways")
 
 
 def test_the_tail_moves_with_datacopypad(run32):
@@ -286,11 +286,12 @@ def test_tile_rows(run32):
 
 def test_pipeline_model_parameters():
     model = pipeline.PipelineModel(hbm_bytes_per_second=1.2e12, vector_cores=40, clock_hz=1e9)
-    assert model.copy_bytes_per_cycle == pytest.approx(30.0)
-    read = pipeline.stage_cycles(pipeline.TileWork(0, 300, (), 0), model)["CopyIn"]
+    assert trace_checks.copy_bytes_per_cycle(model) == pytest.approx(30.0)
+    read = trace_checks.stage_cycles(trace_checks.TileWork(0, 300, (), 0), model)["CopyIn"]
     assert read == pytest.approx(10.0)
-    slow = pipeline.PipelineModel(vector_cycles_per_repeat=2.0, vector_latency_cycles=5.0)
-    assert slow.vector_cycles(10) == 25.0
+    slow = pipeline.PipelineModel(vector_cycles_per_repeat=2.0)
+    work = trace_checks.TileWork(0, 0, (10,), 0)
+    assert trace_checks.stage_cycles(work, slow, vector_latency=5.0)["Compute"] == 25.0
 
 
 def test_repeats():
@@ -314,31 +315,38 @@ def test_tile_work_adds_up(run32):
 
 def _uniform(
     tiles: int, cycles: float = 100.0
-) -> tuple[list[pipeline.TileWork], pipeline.PipelineModel]:
+) -> tuple[list[trace_checks.TileWork], pipeline.PipelineModel]:
     model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
-    work = [pipeline.TileWork(i, int(cycles), (int(cycles),), int(cycles)) for i in range(tiles)]
+    n = int(cycles)
+    work = [trace_checks.TileWork(i, n, (n,), n) for i in range(tiles)]
     return work, model
 
 
 def test_schedule_of_equal_stages():
     work, model = _uniform(5)
     # Double buffering: a perfect pipeline, (tiles + 2) stage times.
-    assert pipeline.makespan(pipeline.schedule(work, model, buffers=2)) == pytest.approx(700.0)
+    assert trace_checks.makespan(trace_checks.schedule(work, model, buffers=2)) == pytest.approx(
+        700.0
+    )
     # One buffer: CopyIn(i) waits for Compute(i-1), Compute(i) for CopyOut(i-1).
-    assert pipeline.makespan(pipeline.schedule(work, model, buffers=1)) == pytest.approx(1100.0)
+    assert trace_checks.makespan(trace_checks.schedule(work, model, buffers=1)) == pytest.approx(
+        1100.0
+    )
     assert trace_checks.serial_cycles(work, model) == pytest.approx(1500.0)
     with pytest.raises(ValueError):
-        pipeline.schedule(work, model, buffers=0)
+        trace_checks.schedule(work, model, buffers=0)
 
 
 @pytest.mark.parametrize("buffers", [1, 2, 3])
 def test_schedule_respects_every_dependency(run32, buffers):
-    model = pipeline.PipelineModel(copy_latency_cycles=50.0)
+    model = pipeline.PipelineModel()
     work = trace_checks.tile_work(run32.trace, 0)
-    spans = pipeline.schedule(work, model, buffers=buffers)
+    spans = trace_checks.schedule(work, model, buffers=buffers, copy_latency=50.0)
     at = {(s.stage, s.tile): s for s in spans}
-    for engine in trace.ENGINES.values():
-        mine = sorted((s for s in spans if trace.ENGINES[s.stage] == engine), key=lambda s: s.start)
+    for engine in trace_checks.ENGINES.values():
+        mine = sorted(
+            (s for s in spans if trace_checks.ENGINES[s.stage] == engine), key=lambda s: s.start
+        )
         assert all(a.end <= b.start + 1e-9 for a, b in pairwise(mine))
     for item in work:
         i = item.tile
@@ -348,11 +356,11 @@ def test_schedule_respects_every_dependency(run32, buffers):
             assert at["CopyIn", i].start >= at["Compute", i - buffers].end
             assert at["Compute", i].start >= at["CopyOut", i - buffers].end
     busy = trace_checks.busy_cycles(spans)
-    assert pipeline.makespan(spans) >= max(busy.values()) - 1e-9
-    assert pipeline.makespan(spans) <= trace_checks.serial_cycles(work, model) + 1e-9
-    cycles = pipeline.stage_cycles(work[0], model)
+    assert trace_checks.makespan(spans) >= max(busy.values()) - 1e-9
+    assert trace_checks.makespan(spans) <= trace_checks.serial_cycles(work, model) + 1e-9
+    cycles = trace_checks.stage_cycles(work[0], model, copy_latency=50.0)
     assert cycles["CopyIn"] == pytest.approx(
-        2 * 50.0 + work[0].read_bytes / model.copy_bytes_per_cycle
+        2 * 50.0 + work[0].read_bytes / trace_checks.copy_bytes_per_cycle(model)
     )
 
 
@@ -360,8 +368,8 @@ def test_double_buffering_never_hurts(runs):
     model = pipeline.PipelineModel()
     for run in runs.values():
         work = trace_checks.tile_work(run.trace, 0)
-        one = pipeline.makespan(pipeline.schedule(work, model, buffers=1))
-        two = pipeline.makespan(pipeline.schedule(work, model, buffers=2))
+        one = trace_checks.makespan(trace_checks.schedule(work, model, buffers=1))
+        two = trace_checks.makespan(trace_checks.schedule(work, model, buffers=2))
         assert two <= one <= trace_checks.serial_cycles(work, model) + 1e-9
 
 
@@ -407,7 +415,7 @@ def test_notebook_12s_reading_of_the_trace_is_measure_costs():
     """Notebook 12 splits a one-core launch into tiles at its copy-outs and counts each tile's
     vector calls in NumPy: every tile runs roofline.measure_cost's instructions, over the tile's
     elements rounded up to whole repeats; and RootWindow's calls, counted one a line in its
-    source, are trace.method_instructions'."""
+    source, are instruction_budget.method_instructions'."""
     x = np.linspace(-20.0, 20.0, 10_000, dtype=np.float32)
     run = twin.run_kernel(np.ones_like(x), x, cores=1, trace=True)
     calls = run.trace[np.argsort(run.trace["sequence"], kind="stable")]
@@ -429,7 +437,7 @@ def test_notebook_12s_reading_of_the_trace_is_measure_costs():
     assert calls["count"][copy_out].tolist() == [full, full, run.plan.lastTailLength]
     window_source = source.read_method(HEADER, "RootWindow", with_comment=False)
     window = len(re.findall(r"^\s*[A-Z]\w*\(", window_source, flags=re.M))
-    assert window == trace.method_instructions(HEADER, "RootWindow")
+    assert window == method_instructions(HEADER, "RootWindow")
 
 
 # ---------------------------------------------------------------------------------------
@@ -475,23 +483,24 @@ def _notebook_06s_pipeline_end(cost: np.ndarray, buffers: int) -> float:
 
 def test_notebook_06s_pipeline_model_is_the_packages(runs):
     """Notebook 06 states PipelineModel's parameters, computes each tile's stage cycles from the
-    trace in NumPy and schedules them by its recurrence: pipeline.stage_cycles and
-    pipeline.schedule say the same, in all six configurations, for one to three buffers."""
+    trace in NumPy and schedules them by its recurrence: trace_checks.stage_cycles and
+    trace_checks.schedule say the same, in all six configurations, for one to three buffers."""
     model = pipeline.PipelineModel()
     assert (model.hbm_bytes_per_second, model.vector_cores, model.clock_hz) == (1.6e12, 48, 1.8e9)
-    assert (model.vector_cycles_per_repeat, model.copy_latency_cycles) == (1.0, 0.0)
-    assert model.vector_latency_cycles == 0.0
+    assert model.vector_cycles_per_repeat == 1.0
     copy_bytes_per_cycle = 1.6e12 / 48 / 1.8e9
-    assert copy_bytes_per_cycle == pytest.approx(model.copy_bytes_per_cycle)
+    assert copy_bytes_per_cycle == pytest.approx(trace_checks.copy_bytes_per_cycle(model))
     for run in runs.values():
         cost = _notebook_06s_stage_cycles(_notebook_06s_calls(run), copy_bytes_per_cycle)
         work = trace_checks.tile_work(run.trace, 0)
-        package = [[pipeline.stage_cycles(w, model)[s] for s in trace.STAGES] for w in work]
+        package = [
+            [trace_checks.stage_cycles(w, model)[s] for s in trace_checks.STAGES] for w in work
+        ]
         np.testing.assert_allclose(cost, package)
         for buffers in (1, 2, 3):
-            spans = pipeline.schedule(work, model, buffers=buffers)
+            spans = trace_checks.schedule(work, model, buffers=buffers)
             end = _notebook_06s_pipeline_end(cost, buffers)
-            assert end == pytest.approx(pipeline.makespan(spans))
+            assert end == pytest.approx(trace_checks.makespan(spans))
 
 
 def test_notebook_06s_queue_count_is_the_kernels_depth_and_buffers(run32):

@@ -227,7 +227,7 @@ def test_a_launch_builds_the_kernel_for_its_dtype_only(kernel_copy, cache):
     x = np.ones(8, np.float32)
     tensors = {"grad": x, "x": x, "x_grad": np.empty_like(x)}
     launch = twin.Launch("mish_grad_float", MISH_GRAD.arguments, tensors, ("x_grad",), b"", 1, 1)
-    config = twin.TwinConfig(196_608, 188_416, 1, 0, 0)
+    config = twin_abi.TwinConfig(196_608, 188_416, 1, 0, 0)
     with pytest.raises(twin.KernelError, match=r"entry is null \(was the library built without it"):
         twin.launch(twin_build.build(spec), launch, config, isolated=False)
 

@@ -37,7 +37,7 @@ def assert_accurate(out: np.ndarray, grad: np.ndarray, x: np.ndarray) -> None:
         positive = x >= 0
         if positive.any():  # d within 4 ULP, plus the product's own rounding
             assert error_summary.summarize(out[positive], truth[positive]).max_ulp <= 5
-        summary = error_summary.summarize(out, truth, rel_mask=errors.float32_rel_mask(x))
+        summary = error_summary.summarize(out, truth, rel_mask=errors.MISH_GRAD_REGIONS.normal(x))
         assert not summary.max_rel_error > 1.1e-5  # NaN: no element where it applies
     else:
         assert error_summary.summarize(out, truth).max_ulp <= 1
@@ -82,7 +82,10 @@ def test_16bit_and_float32_derivative_meets_the_targets(dtype, model):
     truth = oracle.dmish_oracle(x)
     if dtype == "float32":
         whole = error_summary.summarize(
-            d, truth, rel_mask=errors.float32_rel_mask(x), abs_mask=errors.in_root_window(x)
+            d,
+            truth,
+            rel_mask=errors.MISH_GRAD_REGIONS.normal(x),
+            abs_mask=errors.MISH_GRAD_REGIONS.in_window(x),
         )
         checks = error_summary.check_float32(
             whole, error_summary.summarize(d[x >= 0], truth[x >= 0])
@@ -133,11 +136,11 @@ def test_kernel_keeps_d_normal_where_the_exponential_flushes(model):
     truth = oracle.dmish_oracle(x)
     for tanhx in (None, oracle.tanh_softplus_oracle(x)):
         d = twin.run_kernel(np.ones_like(x), x, tanhx, numerics=model).out
-        normal = error_summary.summarize(d, truth, rel_mask=errors.float32_rel_mask(x))
+        normal = error_summary.summarize(d, truth, rel_mask=errors.MISH_GRAD_REGIONS.normal(x))
         assert (
             normal.max_rel_error <= dtypes.TABLE["float32"].max_rel_error and normal.wrong_sign == 0
         )
-        tail = error_summary.summarize(d, truth, abs_mask=errors.float32_subnormal_mask(x))
+        tail = error_summary.summarize(d, truth, abs_mask=errors.MISH_GRAD_REGIONS.subnormal(x))
         assert error_summary.check_float32_subnormal(tail).met
 
 

@@ -1,24 +1,26 @@
 """What the tests read from the kernel's trace beyond what the notebooks do.
 
 Global-memory copies as intervals (:func:`copy_intervals`, :func:`covers_exactly`), each
-tile's work per engine and the pipeline's busy and serial cycles (:func:`tile_work`,
-:func:`busy_cycles`, :func:`serial_cycles`), the tile count, the UB map against the tiling's
-budget (:func:`budget_mismatches`) and v1's overrun of the UB (:func:`v1_overrun_bytes`): the
-tests hold :mod:`mishgrad.kernel`'s trace, pipeline model and tiling to them.
+tile's work per engine (:func:`tile_work`), the pipeline model notebook 06 writes as a
+recurrence, as a schedule of every stage on its engine (:func:`stage_cycles`,
+:func:`schedule`, :func:`makespan`; its busy and serial cycles :func:`busy_cycles`,
+:func:`serial_cycles`), the tile count, the UB map against the tiling's budget
+(:func:`budget_mismatches`) and v1's overrun of the UB (:func:`v1_overrun_bytes`): the tests
+hold :mod:`mishgrad.kernel`'s trace, pipeline model and tiling to them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from mishgrad.kernel import tiling
-from mishgrad.kernel.pipeline import PipelineModel, Span, TileWork, stage_cycles
+from mishgrad.kernel.pipeline import PipelineModel
 from mishgrad.kernel.tiling import v1_block_bytes
 from mishgrad.kernel.trace import (
     COPY_OPS,
-    ENGINES,
     core_events,
     is_copy_out,
     is_vector,
@@ -26,6 +28,11 @@ from mishgrad.kernel.trace import (
     tile_indices,
 )
 from mishgrad.kernel.ub_layout import UbBuffer
+
+#: Pipeline stages in program order (:func:`mishgrad.kernel.trace.stages` labels them), and
+#: the engine that runs each on the NPU.
+STAGES = ("CopyIn", "Compute", "CopyOut")
+ENGINES = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
 
 
 def copy_intervals(trace: np.ndarray, direction: str) -> np.ndarray:
@@ -78,6 +85,91 @@ def repeats(op: str, count: int, nbytes: int) -> int:
     """
     width = 4 if op == "Cast" else max(1, nbytes // max(count, 1))
     return -(-count * width // tiling.REPEAT_BYTES)
+
+
+@dataclass(frozen=True)
+class TileWork:
+    """What one tile asks of each engine: bytes in, vector repeats and instructions, bytes out."""
+
+    tile: int
+    read_bytes: int
+    vector_repeats: tuple[int, ...]
+    write_bytes: int
+    read_copies: int = 1
+    write_copies: int = 1
+
+
+@dataclass(frozen=True)
+class Span:
+    """One stage of one tile on its engine, in model cycles."""
+
+    stage: str
+    tile: int
+    start: float
+    end: float
+
+
+def copy_bytes_per_cycle(model: PipelineModel) -> float:
+    """One core's share of the bandwidth, in bytes per cycle."""
+    return model.hbm_bytes_per_second / model.vector_cores / model.clock_hz
+
+
+def stage_cycles(
+    work: TileWork, model: PipelineModel, copy_latency: float = 0.0, vector_latency: float = 0.0
+) -> dict[str, float]:
+    """Model cycles of each stage of one tile.
+
+    Each copy and each vector instruction may add a fixed start-up (``copy_latency``,
+    ``vector_latency``).
+    """
+    per_cycle = copy_bytes_per_cycle(model)
+    vector = (vector_latency + r * model.vector_cycles_per_repeat for r in work.vector_repeats)
+    return {
+        "CopyIn": work.read_copies * copy_latency + work.read_bytes / per_cycle,
+        "Compute": sum(vector),
+        "CopyOut": work.write_copies * copy_latency + work.write_bytes / per_cycle,
+    }
+
+
+def schedule(
+    work: Sequence[TileWork], model: PipelineModel, buffers: int = 2, copy_latency: float = 0.0
+) -> list[Span]:
+    """Schedule CopyIn, Compute and CopyOut of every tile on their engines.
+
+    Each engine does one thing at a time, in tile order. With ``buffers`` buffers per queue
+    tile i uses buffer ``i % buffers``, so CopyIn(i) waits for CopyIn(i-1) and for
+    Compute(i-buffers) to free its input buffer; Compute(i) for CopyIn(i), Compute(i-1) and
+    CopyOut(i-buffers) to free its output buffer; CopyOut(i) for Compute(i) and CopyOut(i-1).
+    """
+    if buffers < 1:
+        raise ValueError("buffers must be at least 1")
+    spans: list[Span] = []
+    ends: dict[tuple[str, int], float] = {}
+
+    def end(stage: str, tile: int) -> float:
+        return ends.get((stage, tile), 0.0)
+
+    for item in work:
+        i = item.tile
+        cycles = stage_cycles(item, model, copy_latency)
+        ready = {
+            "CopyIn": max(end("CopyIn", i - 1), end("Compute", i - buffers)),
+            "Compute": max(end("Compute", i - 1), end("CopyOut", i - buffers)),
+            "CopyOut": end("CopyOut", i - 1),
+        }
+        previous = 0.0
+        for stage in STAGES:
+            start = max(ready[stage], previous)
+            ends[(stage, i)] = start + cycles[stage]
+            spans.append(Span(stage, i, start, ends[(stage, i)]))
+            previous = ends[(stage, i)]
+    return spans
+
+
+def makespan(spans: Iterable[Span]) -> float:
+    """Cycles from the first start to the last end."""
+    spans = list(spans)
+    return max(s.end for s in spans) - min(s.start for s in spans)
 
 
 def tile_work(trace: np.ndarray, core: int = 0) -> list[TileWork]:

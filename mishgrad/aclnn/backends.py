@@ -16,29 +16,22 @@ from .binding import twin_at as _twin_backend_at
 from .isolated import WorkerBackend
 
 
-def twin_library(kernel_dir: Path | None = None) -> Path:
-    """The twin library built from ``kernel_dir`` (default ``kernel/``; a learner's scratch copy).
-
-    The library is rebuilt, at a new path, whenever a source changed, so an edit to the
-    contract or the kernel is picked up by the next session.
-    """
-    return twin_build.build(twin_build.kernel_spec(root=kernel_dir))
-
-
 def twin_backend(
     kernel_dir: Path | None = None,
     *,
     isolated: bool | None = None,
     watchdog: isolation.Watchdog | None = None,
 ) -> Backend:
-    """The twin built from ``kernel_dir`` (:func:`twin_library`), loaded as a backend.
+    """The twin built from ``kernel_dir`` (default ``kernel/``; a learner's copy), as a backend.
 
-    A learner's copy (any ``kernel_dir`` but the repository's own) is loaded only in a worker
-    process, which ``watchdog`` (default: :class:`~mishgrad.kernel.isolation.Watchdog`) watches
+    The library is rebuilt, at a new path, whenever a source changed, so an edit to the
+    contract or the kernel is picked up by the next session. A learner's copy (any
+    ``kernel_dir`` but the repository's own) is loaded only in a worker process, which
+    ``watchdog`` (default: :class:`~mishgrad.kernel.isolation.Watchdog`) watches
     (:mod:`~mishgrad.aclnn.isolated`); ``isolated`` decides instead when given, as in
     :func:`mishgrad.kernel.twin.run_kernel`. Inside a worker, it is loaded there.
     """
-    path = str(twin_library(kernel_dir))
+    path = str(twin_build.build(twin_build.kernel_spec(root=kernel_dir)))
     if worker.serving or not twin.runs_isolated(kernel_dir, isolated):
         return _twin_backend_at(path)
     return WorkerBackend.of(path, watchdog or isolation.Watchdog())

@@ -25,15 +25,6 @@ _CENTERED: Final = {"ha": "center", "va": "center"}
 _TAIL_STYLE: Final = {"color": "white", "alpha": 1.0, "hatch": "///", "ec": TAIL_COLOR}
 
 
-def small_plan() -> tiling.TilingPlan:
-    """The launch :func:`tiling_split` draws by default: 2150 float32 elements on 4 cores.
-
-    Without tanhx, and with a UB that holds one 256-element tile, so that every tile of every
-    core can be labelled.
-    """
-    return tiling.plan(2150, 4, False, 16384, 4, select_scratch=False)
-
-
 def core_tiles(plan: tiling.TilingPlan, core: int) -> list[int]:
     """The lengths of core ``core``'s tiles in ``plan``, in order (the last is its tail)."""
     kind = next(k for k in tiling.core_kinds(plan) if k.kind == core_kind(plan, core))
@@ -61,14 +52,13 @@ def _draw_core(ax: Axes, plan: tiling.TilingPlan, core: int, unit: int) -> None:
         start += tile_length
 
 
-def tiling_split(plan: tiling.TilingPlan | None = None, dtype_size: int = 4) -> Figure:
+def tiling_split(plan: tiling.TilingPlan, dtype_size: int = 4) -> Figure:
     """Draw how a plan splits n elements into units, cores, tiles and tails.
 
     Three rows on one element axis: the 256-byte units, each core's slice coloured by kind, and
-    each core's tiles, a tail hatched. ``plan`` defaults to :func:`small_plan` (meant for a few
-    cores and tiles, each labelled); ``dtype_size`` is its tensor's bytes per element (4 or 2).
+    each core's tiles, a tail hatched (meant for a few cores and tiles, each labelled);
+    ``dtype_size`` is the tensor's bytes per element (4 or 2).
     """
-    plan = plan or small_plan()
     unit = tiling.REPEAT_BYTES // dtype_size
     n = plan.totalLength
     units = -(-n // unit)

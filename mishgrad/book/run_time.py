@@ -38,16 +38,6 @@ class RunTimes:
     twin_edit: float  # its rebuild after a one-line edit of the kernel (of a scratch copy)
     notebooks: dict[str, NotebookTime]
 
-    @property
-    def total_warm(self) -> float:
-        """All notebooks, their builds cached."""
-        return sum(t.warm for t in self.notebooks.values())
-
-    @property
-    def total_first(self) -> float:
-        """All notebooks in book order from an empty build cache."""
-        return sum(t.first for t in self.notebooks.values())
-
 
 def load(path: Path = RESULTS) -> RunTimes:
     """The measured run times (``bench/notebook_times.py`` writes the file)."""

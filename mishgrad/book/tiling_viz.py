@@ -135,9 +135,7 @@ def legend_handles(kinds: Iterable[str]) -> list[Patch]:
     return handles
 
 
-def core_split(
-    plan: tiling.TilingPlan, *, ax: Axes | None = None, title: str = "", legend: bool = True
-) -> Figure:
+def core_split(plan: tiling.TilingPlan, *, ax: Axes | None = None, title: str = "") -> Figure:
     """Draw every core of ``plan`` as a bar (one row per core) cut into its tiles.
 
     The x axis is the element offset inside the core's own slice, so the bars of big,
@@ -174,8 +172,7 @@ def core_split(
     ax.set_xlabel("element offset inside the core's slice")
     ax.set_ylabel("core (blockIdx)")
     ax.grid(axis="y", visible=False)
-    if legend:
-        ax.legend(handles=legend_handles(by_kind), **LEGEND_BESIDE)
+    ax.legend(handles=legend_handles(by_kind), **LEGEND_BESIDE)
     ax.set_title(title or f"n = {plan.totalLength}: {plan.blockDim} cores, tile {tile}", fontsize=9)
     return figure
 

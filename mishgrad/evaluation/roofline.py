@@ -1,4 +1,4 @@
-"""A roofline model of MishGrad on Atlas A2: bandwidth- or vector-bound, and how long.
+"""A roofline model of MishGrad on Atlas A2: bandwidth- or vector-bound, and how fast.
 
 MishGrad reads ``grad`` and ``x`` (and ``tanhx``) once and writes the output once: every
 element costs a fixed number of bytes of global memory (HBM) traffic and a fixed number of
@@ -13,12 +13,9 @@ vector instructions. Whichever takes longer bounds the kernel:
 
 The cost parameters (bandwidth, clock, cycles per repeat, vector cores; every core gets an
 equal share of the bandwidth) are those of notebook 06's pipeline model,
-:class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions;
-:meth:`Roofline.parameters` lists them with their sources (:data:`PLATFORM_GUIDE`).
-
-For one launch, :meth:`Roofline.predict` adds the pipeline's fill and drain (the first tile's
-copy-in, the last tile's copy-out) to the busiest core's roofline. Launch overhead and start-up
-costs are not modelled: for small n the prediction is a lower bound.
+:class:`mishgrad.kernel.pipeline.PipelineModel`, so both models make the same assumptions
+(:data:`PLATFORM_GUIDE` is the source of the clock and the bandwidth). Notebook 12 adds the
+pipeline's fill and drain to the busiest core's roofline to time one launch.
 """
 
 import dataclasses
@@ -114,23 +111,16 @@ def operator_cost(
     return dataclasses.replace(cost, tensors=tensors)
 
 
-def measure_cost(
-    dtype: str,
-    has_tanhx: bool,
-    *,
-    on: str | Platform = DEFAULT_PLATFORM,
-    label: str = "",
-    kernel_dir: Path | None = None,
-) -> KernelCost:
+def measure_cost(dtype: str, has_tanhx: bool, *, kernel_dir: Path | None = None) -> KernelCost:
     """Count the kernel's instructions on the twin (one traced launch of two tiles, one core).
 
     The kernel is built from the sources as they are now (``kernel_dir``: a scratch copy's),
-    with ``on``'s tile size, so an edit to ``op_kernel/mish_grad.h`` shows up here. ``label``
-    defaults to ``"<dtype>, <branch>"``.
+    with the default platform's tile size, so an edit to ``op_kernel/mish_grad.h`` shows up
+    here. The cost is labelled ``"<dtype>, <branch>"``.
     """
     from mishgrad.kernel import twin  # the twin needs a compiler: import it only when measuring
 
-    resolved, chip = as_dtype(dtype), platform(on)
+    resolved, chip = as_dtype(dtype), platform(DEFAULT_PLATFORM)
     size = resolved.itemsize
     tile = tiling.max_tile_length(size, has_tanhx, chip.ub_reported, chip.select_uses_scratch)
     x = np.linspace(-20.0, 20.0, 2 * tile).astype(resolved)
@@ -138,26 +128,8 @@ def measure_cost(
     run = twin.run_kernel(
         np.ones_like(x), x, tanhx, on=chip, cores=1, trace=True, kernel_dir=kernel_dir
     )
-    label = label or f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
+    label = f"{dtype}, {'tanhx' if has_tanhx else 'no tanhx'}"
     return cost_from_counts(instruction_counts(run.trace), size, has_tanhx, label)
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """The model's answer for one launch of ``n`` elements."""
-
-    n: int
-    cores: int  # vector cores the tiling uses
-    tiles: int  # tiles of the busiest core
-    #: The busiest core's memory traffic at its share of the bandwidth, and its vector
-    #: instructions.
-    memory_seconds: float
-    vector_seconds: float
-    seconds: float  # the larger of the two plus the pipeline's fill and drain
-
-
-def _repeats(elements: int) -> int:
-    return -(-elements // ELEMENTS_PER_REPEAT)
 
 
 @dataclass(frozen=True)
@@ -196,12 +168,6 @@ class Roofline:
         model = PipelineModel(vector_cores=resolved.vector_cores, **parameters)
         return cls(resolved, model, dict(op_cycles_per_repeat or {}))
 
-    def replace(self, **parameters: float) -> "Roofline":
-        """A copy with some PipelineModel parameters changed (``hbm_bytes_per_second=...``)."""
-        return dataclasses.replace(self, model=dataclasses.replace(self.model, **parameters))
-
-    # -- per element, all cores streaming ----------------------------------------------
-
     def vector_cycles_per_element(self, cost: KernelCost) -> float:
         """Vector cycles one core spends per element."""
         return cost.cycles_per_repeat(self.model, self.op_cycles_per_repeat) / ELEMENTS_PER_REPEAT
@@ -220,70 +186,6 @@ class Roofline:
         memory = self.memory_elements_per_second(cost)
         return "bandwidth" if memory <= self.vector_elements_per_second(cost) else "vector"
 
-    def bandwidth_share(self, cost: KernelCost) -> float:
-        """Share of the bandwidth roof the kernel reaches for large n (1 when bandwidth-bound)."""
-        vector = self.vector_elements_per_second(cost)
-        return min(1.0, vector / self.memory_elements_per_second(cost))
-
     def ridge_bandwidth(self, cost: KernelCost) -> float:
         """Bytes per second at which memory and vector time are equal (bandwidth-bound below)."""
         return self.vector_elements_per_second(cost) * cost.bytes_per_element
-
-    def instruction_headroom(self, cost: KernelCost) -> float:
-        """Instructions the kernel could add before its vector time reaches its memory time.
-
-        Counted at the default cycles per repeat; negative if the kernel is vector-bound
-        (then it is how many it would have to shed).
-        """
-        model = self.model
-        per_instruction = model.vector_cycles_per_repeat / ELEMENTS_PER_REPEAT
-        memory_cycles = model.vector_cores * model.clock_hz / self.memory_elements_per_second(cost)
-        return (memory_cycles - self.vector_cycles_per_element(cost)) / per_instruction
-
-    # -- one launch ----------------------------------------------------------------------
-
-    def predict(self, n: int, cost: KernelCost) -> Prediction:
-        """Predict one launch of ``n`` elements, tiled by :func:`mishgrad.kernel.tiling.plan_for`.
-
-        For each kind of core of the tiling plan (big, small, last), with ``M`` its memory
-        time, ``V`` its vector time, ``v_last`` the vector time of its last tile and
-        ``in_first``/``out_last`` the copy times of its first/last tile, the time is
-        ``max(M + v_last, V + in_first + out_last)``: exact for one tile, and the roofline
-        ``max(M, V)`` plus a vanishing share for many. The busiest core decides.
-
-        Raises
-        ------
-        mishgrad.kernel.tiling.TilingError
-            For n = 0.
-
-        """
-        plan = tiling.plan_for(int(n), cost.dtype_size, cost.has_tanhx, self.chip)
-        model = self.model
-        core_bps = model.hbm_bytes_per_second / model.vector_cores
-        repeat_seconds = cost.cycles_per_repeat(model, self.op_cycles_per_repeat) / model.clock_hz
-        predictions = []
-        for kind in tiling.core_kinds(plan):
-            tiles, tail = kind.tiles, kind.tail
-            memory = kind.length * cost.bytes_per_element / core_bps
-            repeats = (tiles - 1) * _repeats(plan.tileLength) + _repeats(tail)
-            vector = repeats * repeat_seconds
-            v_last = _repeats(tail) * repeat_seconds
-            in_first = (plan.tileLength if tiles > 1 else tail) * cost.read_bytes / core_bps
-            out_last = tail * cost.write_bytes / core_bps
-            seconds = max(memory + v_last, vector + in_first + out_last)
-            predictions.append(Prediction(int(n), plan.blockDim, tiles, memory, vector, seconds))
-        return max(predictions, key=lambda prediction: prediction.seconds)
-
-    def parameters(self) -> list[tuple[str, float, str]]:
-        """(name, value, what it is and how certain) of every parameter, for a table."""
-        low, high = HBM_BANDWIDTH_RANGE
-        notes = {  # by field of the PipelineModel
-            "hbm_bytes_per_second": f"HBM bandwidth; {high:.3g} B/s in ops-nn's migration guide "
-            f"(peak), {low:.3g} assumed as the low end",
-            "clock_hz": "AI core clock; ops-nn's migration guide",
-            "vector_cycles_per_repeat": "cycles per 256-byte repeat of every instruction; assumed",
-            "vector_cores": f"{self.chip.name} (mishgrad.kernel.platforms)",
-        }
-        rows = [(name, getattr(self.model, name), note) for name, note in notes.items()]
-        repeat = f"{tiling.REPEAT_BYTES}-byte repeat of float32"
-        return [*rows, ("elements per repeat", ELEMENTS_PER_REPEAT, repeat)]

@@ -56,10 +56,6 @@ class OperationOrder:
         """Calls per tile by op, in order of first use."""
         return dict(Counter(step.op for step in self.steps))
 
-    def count(self, op: str) -> int:
-        """Calls of one op per tile (0 if the path never calls it)."""
-        return self.counts().get(op, 0)
-
 
 def _steps(*rows: tuple[int, str, str]) -> tuple[Step, ...]:
     return tuple(Step(op, computes, line) for line, op, computes in rows)

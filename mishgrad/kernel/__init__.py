@@ -16,7 +16,7 @@
   :mod:`~mishgrad.kernel.isolation` runs in a worker process (:mod:`~mishgrad.kernel.worker`;
   :mod:`~mishgrad.kernel.shared_tensors`: the tensors it shares, between guard bytes);
 - :mod:`~mishgrad.kernel.trace` reads the twin's trace of AscendC calls;
-  :mod:`~mishgrad.kernel.ub_layout` and :mod:`~mishgrad.kernel.pipeline` analyse a kernel;
+  :mod:`~mishgrad.kernel.ub_layout` maps a kernel's UB, :mod:`~mishgrad.kernel.pipeline` costs it;
 - :mod:`~mishgrad.kernel.opsnn`, :mod:`~mishgrad.kernel.misuse`: the operator's folder as an
   ops-nn operator directory, and kernels that break the hardware's rules on purpose.
 

@@ -365,10 +365,9 @@ def call(
     return value
 
 
-def tiling(
-    path: Path, function: str, arguments: tuple[int, ...], watchdog: Watchdog = Watchdog()
-) -> tuple[int, bytes]:
+def tiling(path: Path, function: str, arguments: tuple[int, ...]) -> tuple[int, bytes]:
     """MishGrad's tiling ``function(*arguments)`` in the worker: its status and data's bytes."""
+    watchdog = Watchdog()
     return _call("tiling", path, (function, arguments), None, watchdog, watchdog.limit_for(0))
 
 

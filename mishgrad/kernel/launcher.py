@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mishgrad.math.dtypes import as_dtype, as_input, dtype_name
-from mishgrad.math.vector_math import NUMERICS_MODELS
+from mishgrad.math.vector_math import NUMERICS_MODELS, check_model
 
 from . import isolation
 from .isolation import KernelError, Watchdog
@@ -52,10 +52,7 @@ def numerics_model(numerics: str | None = None) -> str:
     source = NUMERICS_VARIABLE if numerics is None else "numerics"
     if numerics is None:
         numerics = os.environ.get(NUMERICS_VARIABLE) or "ieee"
-    if numerics not in NUMERICS_MODELS:
-        raise ValueError(
-            f"{source} is {numerics!r}; it must be one of {', '.join(NUMERICS_MODELS)}"
-        )
+    check_model(numerics, source)
     return numerics
 
 
@@ -142,12 +139,10 @@ def run_operator(
     tiles: int,
     *,
     on: str | Platform = DEFAULT_PLATFORM,
-    host_threads: int | None = None,
     trace: bool = False,
     numerics: str | None = None,
     kernel_dir: Path | None = None,
     isolated: bool = True,
-    watchdog: Watchdog | None = None,
 ) -> OperatorRun:
     """Run ``spec``'s kernel on the twin for ``inputs`` (by name), elementwise.
 
@@ -161,7 +156,7 @@ def run_operator(
     tiling, block_dim, tiles
         The tiling data's bytes as the entry reads them, the cores to run and the most tiles
         one core walks (the worker's budget of AscendC calls).
-    on, host_threads, trace, numerics, kernel_dir, watchdog
+    on, trace, numerics, kernel_dir
         As for :func:`mishgrad.kernel.twin.run_kernel` (``kernel_dir``: a copy of the
         operator's folder to build from).
     isolated
@@ -179,11 +174,11 @@ def run_operator(
     flat = _flat_inputs(spec, inputs)
     like = next(iter(flat.values()))
     dtype = dtype_name(as_dtype(like.dtype))
-    config = twin_config(platform(on), host_threads, trace, numerics)
+    config = twin_config(platform(on), None, trace, numerics)
     outputs = {name: np.empty_like(like) for name in spec.outputs}
     tensors = {**flat, **outputs}
     entry = spec.entry(dtype)  # refuses an unsupported dtype before anything is built
     one = Launch(entry, spec.arguments, tensors, spec.outputs, tiling, block_dim, tiles)
     path = build(kernel_spec(root=kernel_dir, dtype=dtype, operator=spec))
-    log, events = launch(path, one, config, isolated=isolated, watchdog=watchdog)
+    log, events = launch(path, one, config, isolated=isolated)
     return OperatorRun(outputs, events, log)

@@ -1,21 +1,17 @@
 """Reading the CPU twin's trace: the calls of each core and tile, and the instructions they run.
 
 ``mishgrad.kernel.twin.run_kernel(..., trace=True)`` returns one
-:data:`~mishgrad.kernel.twin.TRACE_DTYPE` record per AscendC call. This module splits them by
+:data:`~mishgrad.kernel.twin_abi.TRACE_DTYPE` record per AscendC call. This module splits them by
 core and tile, labels each call with its pipeline stage (:func:`stages`) and counts a tile's
 vector instructions (:func:`instruction_counts`).
 """
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 import numpy as np
-
-from .source import read_method
 
 #: Queue bookkeeping calls: they move no data and take no vector time.
 QUEUE_OPS: Final = frozenset({"AllocTensor", "EnQue", "DeQue", "FreeTensor"})
@@ -23,10 +19,6 @@ QUEUE_OPS: Final = frozenset({"AllocTensor", "EnQue", "DeQue", "FreeTensor"})
 COPY_OPS: Final = frozenset({"DataCopy", "DataCopyPad"})
 #: Calls made once, before the first tile.
 SETUP_OPS: Final = frozenset({"InitBuffer"})
-
-#: Pipeline stages in program order, and the engine that runs each on the NPU.
-STAGES: Final = ("CopyIn", "Compute", "CopyOut")
-ENGINES: Final = {"CopyIn": "MTE2", "Compute": "Vector", "CopyOut": "MTE3"}
 
 
 def op_names(events: np.ndarray) -> np.ndarray:
@@ -126,31 +118,8 @@ class InstructionCounts:
         """All vector instructions."""
         return sum(self.by_op.values())
 
-    @property
-    def exp(self) -> int:
-        """``Exp`` instructions: exponentials per element."""
-        return self.by_op.get("Exp", 0)
-
-    @property
-    def div(self) -> int:
-        """``Div`` instructions: divisions per element."""
-        return self.by_op.get("Div", 0)
-
 
 def instruction_counts(trace: np.ndarray, core: int = 0, tile: int = 0) -> InstructionCounts:
     """Count the vector instructions of one tile (each processes the whole tile)."""
     ops = [op for op in op_names(tile_events(trace, core, tile)) if is_vector(op)]
     return InstructionCounts(dict(Counter(ops)))
-
-
-def method_instructions(path: str | Path, name: str) -> int:
-    """Vector instructions written in one method of a kernel source (each call once).
-
-    The trace counts what ran; this counts where it is written, to split a tile's total
-    by method (for example the kernel's ``RootWindow``). Calls of the file's own methods
-    are not instructions and are not counted.
-    """
-    own = set(re.findall(r"inline \w+ (\w+)\(", Path(path).read_text()))
-    body = read_method(path, name, with_comment=False).splitlines()[1:]
-    calls = [re.match(r"\s*([A-Z]\w*)\(", line) for line in body]
-    return sum(1 for c in calls if c and is_vector(c.group(1)) and c.group(1) not in own)

@@ -23,19 +23,12 @@ from mishgrad.math.vector_math import NUMERICS_MODELS
 
 from . import isolation, tiling
 from .isolation import KernelError, Watchdog
-
-# `name as name`: re-exported, for the notebooks and tests that reach it through this module.
-from .launcher import NUMERICS_VARIABLE as NUMERICS_VARIABLE
-from .launcher import OperatorRun as OperatorRun
 from .launcher import launch, numerics_model, twin_config
-from .launcher import run_operator as run_operator
 from .operators import MISH_GRAD
 from .plan_check import check_plan
 from .platforms import DEFAULT_PLATFORM, Platform, platform
 from .source import OPERATOR_DIR
-from .twin_abi import TRACE_DTYPE as TRACE_DTYPE
 from .twin_abi import Launch, TilingData, run_tiling
-from .twin_abi import TwinConfig as TwinConfig
 from .twin_abi import load as _load
 from .twin_build import build, kernel_spec
 

@@ -80,9 +80,6 @@ def subnormal_edge(
 MISH_GRAD_REGIONS: Final = Regions((-1.25, -1.15), subnormal_edge(dmish_oracle))
 ROOT_WINDOW: Final = MISH_GRAD_REGIONS.window
 FLOAT32_SUBNORMAL_EDGE: Final = MISH_GRAD_REGIONS.subnormal_edge
-in_root_window: Final = MISH_GRAD_REGIONS.in_window
-float32_rel_mask: Final = MISH_GRAD_REGIONS.normal
-float32_subnormal_mask: Final = MISH_GRAD_REGIONS.subnormal
 
 
 def result_and_truth(result: npt.ArrayLike, truth: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:

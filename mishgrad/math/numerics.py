@@ -12,9 +12,10 @@ and the result is rounded **once** back to the tensor dtype, ties to even. The f
 take and return NumPy arrays of dtype float32, float16 or ``ml_dtypes.bfloat16``.
 
 The formulas: ops-nn v1's README (:func:`dmish_b1`, :func:`dmish_b2_naive`), v1's kernel
-(:func:`dmish_sign_split`), MishGradV2 (:func:`dmish_v2`), PyTorch's CPU formula
-(:func:`dmish_pytorch`), and the kernel's (:func:`dmish_ours`, :func:`dmish_tanhx`) under each
-numerics model of :mod:`mishgrad.math.vector_math`, operation for operation as it computes.
+(:func:`dmish_sign_split`), MishGradV2 (:func:`dmish_v2`), and the kernel's
+(:func:`dmish_ours`, :func:`dmish_tanhx`) under each numerics model of
+:mod:`mishgrad.math.vector_math`, operation for operation as it computes (PyTorch's CPU
+formula, which :func:`float32_formula` evaluates too, is ``bench/pytorch_formula.py``'s).
 """
 
 import inspect
@@ -44,7 +45,7 @@ def _widen(x: npt.ArrayLike, name: str = "x") -> tuple[np.ndarray, np.dtype]:
     return x.astype(float32), as_dtype(x.dtype, f"{name}'s dtype")
 
 
-def _float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+def float32_formula(body: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Run ``body`` on float32 copies of its array arguments, round once to x's dtype.
 
     The array arguments are the parameters without a default (``x``, ``tanhx``), each taken by
@@ -197,7 +198,7 @@ def root_window(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     return np.where(np.abs(u) < ROOT_HALF_WIDTH, polynomial, d)
 
 
-@_float32_formula
+@float32_formula
 def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """``t = tanh(softplus(x))``, the value the forward pass may save as ``tanhx``.
 
@@ -211,7 +212,7 @@ def tanh_softplus(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     return t * np.where(x < FAR_LIMIT, e, one)
 
 
-@_float32_formula
+@float32_formula
 def dmish_b1(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
     """v1 README's formula with ``tanhx`` given, as v1's kernel computes it.
 
@@ -222,7 +223,7 @@ def dmish_b1(x: np.ndarray, tanhx: np.ndarray) -> np.ndarray:
     return tanhx - (x * ex) * (tanhx * tanhx - 1) * (1 / (ex + 1))
 
 
-@_float32_formula
+@float32_formula
 def dmish_b2_naive(x: np.ndarray) -> np.ndarray:
     """v1 README's formula without ``tanhx``, exactly as documented, through ``y1``.
 
@@ -234,7 +235,7 @@ def dmish_b2_naive(x: np.ndarray) -> np.ndarray:
     return 4 * x * ex * one_plus * (y1 * y1) - 2 * y1 + 1
 
 
-@_float32_formula
+@float32_formula
 def dmish_sign_split(x: np.ndarray) -> np.ndarray:
     """ops-nn v1's kernel: both sign halves everywhere, merged by masks.
 
@@ -254,7 +255,7 @@ def dmish_sign_split(x: np.ndarray) -> np.ndarray:
     return np.where((x > 0) | (x <= 0), merged, x)
 
 
-@_float32_formula
+@float32_formula
 def dmish_v2(x: np.ndarray) -> np.ndarray:
     """MishGradV2: ``t = tanh(relu(x) + log(1 + e^-|x|))``, ``d = t + x (1 - t^2)/(1 + e^-x)``.
 
@@ -265,7 +266,7 @@ def dmish_v2(x: np.ndarray) -> np.ndarray:
     return t + x * (1 - t * t) / (1 + np.exp(-x))
 
 
-@_float32_formula
+@float32_formula
 def dmish_rational(x: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """The kernel's formula alone (:func:`_kernel_parts`), without the root window.
 
@@ -298,7 +299,7 @@ def dmish_ours(x: npt.ArrayLike, numerics: str = "ieee") -> np.ndarray:
         return _ours_in_float32(x32, dtype, numerics).astype(dtype)
 
 
-@_float32_formula
+@float32_formula
 def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.ndarray:
     """Our tanhx branch: ``d = t + x s (1 - t)(1 + t)`` with the supplied ``t``.
 
@@ -317,27 +318,6 @@ def dmish_tanhx(x: np.ndarray, tanhx: np.ndarray, numerics: str = "ieee") -> np.
     x_s = vector_math.div(negative_part + positive_part, denominator, numerics)
     one_minus_t = tanhx * -TWO_TO_MINUS_64 + TWO_TO_MINUS_64
     return x_s * one_minus_t * (tanhx + 1) + tanhx
-
-
-def _rounded(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
-    """``function`` of float32 ``x`` evaluated in float64 and rounded once to float32."""
-    return function(x.astype(np.float64)).astype(float32)
-
-
-@_float32_formula
-def dmish_pytorch(x: np.ndarray) -> np.ndarray:
-    """PyTorch's CPU ``mish_backward`` (grad = 1) as its source writes it, in float32.
-
-    ``sigmoid = 1 / (1 + e^-x)``, ``t = tanh(log1p(e^x))``, ``d = t + x sigmoid (1 - t^2)``
-    (``mish_backward_kernel`` in :data:`mishgrad.citations.PYTORCH`'s
-    ``aten/src/ATen/native/cpu/Activation.cpp``). Every arithmetic step rounds to float32;
-    ``exp``, ``log1p`` and ``tanh`` are rounded once from float64, the best a float32 library
-    can do (PyTorch's vectorized ones are within an ulp). It returns NaN at +-inf (``inf * 0``).
-    """
-    one = float32.type(1)
-    sigmoid = one / (one + _rounded(np.exp, -x))
-    t = _rounded(np.tanh, _rounded(np.log1p, _rounded(np.exp, x)))
-    return t + x * sigmoid * (one - t * t)
 
 
 #: The no-tanhx formulas, by the names used in tables and plots.

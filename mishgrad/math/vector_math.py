@@ -50,9 +50,10 @@ _TWO_TO_128: Final = 2.0**128  # where +inf stands on the float32 grid
 _FLT_MIN: Final = np.finfo(np.float32).tiny
 
 
-def _check_model(model: str) -> None:
+def check_model(model: str, name: str = "model") -> None:
+    """Refuse (ValueError, naming ``name``) a model not in :data:`NUMERICS_MODELS`."""
     if model not in NUMERICS_MODELS:
-        raise ValueError(f"model is {model!r}; it must be one of {', '.join(NUMERICS_MODELS)}")
+        raise ValueError(f"{name} is {model!r}; it must be one of {', '.join(NUMERICS_MODELS)}")
 
 
 def _float32(name: str, values: npt.ArrayLike) -> np.ndarray:
@@ -134,7 +135,7 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
 
     """
     x = _float32("x", x)
-    _check_model(model)
+    check_model(model)
     with np.errstate(all="ignore"):
         if model == "ieee":
             return np.exp(x.astype(np.float64)).astype(np.float32)
@@ -164,7 +165,7 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
 
     """
     a, b = _float32("a", a), _float32("b", b)
-    _check_model(model)
+    check_model(model)
     if a.shape != b.shape:
         raise ValueError(f"a has shape {a.shape}, b has {b.shape}; they must match")
     with np.errstate(all="ignore"):

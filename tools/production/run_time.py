@@ -57,11 +57,12 @@ def opening(stem: str, language: str = i18n.ENGLISH, times: RunTimes | None = No
 def readme_line(language: str = i18n.ENGLISH, times: RunTimes | None = None) -> str:
     """README's run-time sentence, in ``language``."""
     times = times or load()
-    slowest = max(t.warm for t in times.notebooks.values())
+    warm = [t.warm for t in times.notebooks.values()]
+    first = sum(t.first for t in times.notebooks.values())  # in book order, the cache empty
     text = (
-        f"Each notebook runs in {rounded(slowest)} s or less once the CPU twin is built, all "
-        f"{len(times.notebooks)} in {rounded(times.total_warm)} s; the first time, from an empty "
-        f"build cache, all of them take {rounded(times.total_first)} s "
+        f"Each notebook runs in {rounded(max(warm))} s or less once the CPU twin is built, all "
+        f"{len(times.notebooks)} in {rounded(sum(warm))} s; the first time, from an empty "
+        f"build cache, all of them take {rounded(first)} s "
         f"(`bench/notebook_times.py`, {times.cores} cores)."
     )
     return i18n.translate(text, language)

@@ -5,8 +5,6 @@ from typing import Final
 
 import numpy as np
 
-from mishgrad.kernel import pipeline
-
 from . import (
     UNANSWERED,
     Verdict,
@@ -25,14 +23,20 @@ _RNG_SEED = 606
 
 
 def _measured_period(stages: tuple[int, int, int], buffers: int) -> float:
-    """Steady-state cycles per tile of the modelled pipeline: the slope of its makespan."""
-    copy_in, compute, copy_out = stages
-    # One byte per cycle and one cycle per repeat: a tile's stage cycles are its numbers.
-    model = pipeline.PipelineModel(hbm_bytes_per_second=1.0, vector_cores=1, clock_hz=1.0)
+    """Steady-state cycles per tile of equal tiles: the slope of the pipeline's makespan.
+
+    The recurrence of notebook 06: a stage starts when the tile's previous stage, the same
+    stage of the tile before, and (for CopyIn and Compute) the stage after it of the tile
+    ``buffers`` back, which frees its buffer, have ended.
+    """
 
     def span(tiles: int) -> float:
-        work = [pipeline.TileWork(i, copy_in, (compute,), copy_out) for i in range(tiles)]
-        return pipeline.makespan(pipeline.schedule(work, model, buffers=buffers))
+        ends = np.zeros((3, tiles + buffers))  # column i + buffers: tile i; before it, zeros
+        for j in range(buffers, tiles + buffers):
+            ends[0, j] = max(ends[0, j - 1], ends[1, j - buffers]) + stages[0]
+            ends[1, j] = max(ends[0, j], ends[1, j - 1], ends[2, j - buffers]) + stages[1]
+            ends[2, j] = max(ends[1, j], ends[2, j - 1]) + stages[2]
+        return float(ends[2, -1])
 
     return (span(64) - span(32)) / 32
 
