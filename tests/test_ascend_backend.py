@@ -189,7 +189,7 @@ def test_one_process_runs_one_of_the_two_kernels(tmp_path):
 def test_the_command_line_prints_what_run_sh_reads(tmp_path):
     cann = stand_in_cann(tmp_path, package=True)
     env = {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": str(tmp_path / "none")}
-    command = [sys.executable, "-I", "-m", "mishgrad.kernel.installed"]
+    command = [sys.executable, "-S", "-m", "tools.resolve"]  # -S: the standard library alone
     root = Path(installed.__file__).parents[2]
     ours = subprocess.run([*command, "ascend"], env=env, cwd=root, capture_output=True, text=True)
     vendor = cann / "opp" / "vendors" / opsnn.VENDOR_DIR

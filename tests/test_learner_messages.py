@@ -223,12 +223,13 @@ REPORTS = {  # (backend, stamp or None): what the report says
         "(an older package, or a copy with edits)"
     ),
     ("twin", Stamp(1, 4, 40, 4096, False, 4096, "")): (
-        "another build of this kernel ran: its stamp is version 1; this checkout's kernel "
-        f"writes version {STAMP_VERSION}"
+        "another build of this kernel ran: its stamp is version 1, for 4096 elements of 4 bytes; "
+        f"this build's for this call would be version {STAMP_VERSION}, for 4096 of 4"
     ),
     ("twin", Stamp(STAMP_VERSION, 2, 40, 4096, False, 1000, CHECKOUT)): (
-        "another build of this kernel ran: its stamp is for 1000 elements of 2 bytes, not this "
-        "call's 4096 float32 elements"
+        f"another build of this kernel ran: its stamp is version {STAMP_VERSION}, for 1000 "
+        f"elements of 2 bytes; this build's for this call would be version {STAMP_VERSION}, "
+        "for 4096 of 4"
     ),
     ("twin", None): "not this repository's kernel: no stamp in the 64-byte workspace",
     ("ascend-builtin", None): (

@@ -1,17 +1,14 @@
 """Which MishGrad kernel ran: the stamp this repository's kernel leaves in its workspace.
 
-The library that serves ``aclnnMishBackward`` (:attr:`Backend.served_by`) does not decide the
-kernel: on a CANN host nnopbase picks the kernel for op type MishGrad from every installed
-package (:mod:`mishgrad.kernel.installed`). So the kernel says it itself: core 0 writes a
-64-byte stamp into the workspace its tiling asks for (``op_kernel/mish_grad_stamp.h``; the
-layout, read from ``op_kernel/mish_grad_tiling_data.h``): the magic ``MISHGRAD``, a version,
-the element size, the plan it ran (blockDim, tileLength, tanhx, n) and its build's
-:mod:`~mishgrad.kernel.identity`. :func:`which_kernel` zeroes a call's workspace, runs it, and
-compares the stamp with the checkout's sources. No stamp does not prove CANN's kernel ran: any
-other kernel writes none, and a kernel that runs later in the call may reuse the workspace
-(opbase aa3cd74, ``src/nnopbase/common/utils/kernel_graph.cpp`` L198-L239). For
-``ascend-builtin`` the report says so; the evidence is nnopbase's INFO log of the kernel config
-it parsed (``composite_op/aclnn_engine/kernel_mgr.cpp`` L209-L228), read by the Ascend workflow.
+The library that serves ``aclnnMishBackward`` does not decide the kernel: nnopbase picks it
+(:mod:`mishgrad.kernel.installed`). So core 0 of our kernel writes a 64-byte stamp into the
+workspace its tiling asks for (``op_kernel/mish_grad_stamp.h``; the layout is read from
+``op_kernel/mish_grad_tiling_data.h``): ``MISHGRAD``, a version, the element size, the plan it
+ran (blockDim, tileLength, tanhx, n) and its build's :mod:`~mishgrad.kernel.identity`. No stamp
+does not prove CANN's kernel ran: any other kernel writes none, and a kernel that runs later in
+the call may reuse the workspace (opbase aa3cd74, ``src/nnopbase/common/utils/kernel_graph.cpp``
+L198-L239); the evidence is nnopbase's INFO log of the kernel config it parsed
+(``composite_op/aclnn_engine/kernel_mgr.cpp`` L209-L228), which the Ascend workflow reads.
 """
 
 import re
@@ -101,15 +98,12 @@ class KernelReport:
         """How the stamp differs from what this build writes for this call ("": it does not)."""
         stamp = self.stamp
         assert stamp is not None
-        if stamp.version != STAMP_VERSION:
+        call = (stamp.version, stamp.element_bytes, stamp.length_low32)
+        if call != (STAMP_VERSION, 4, self.length % 2**32):
             return translate(
-                f"its stamp is version {stamp.version}; this checkout's kernel writes version "
-                f"{STAMP_VERSION}"
-            )
-        if (stamp.element_bytes, stamp.length_low32) != (4, self.length % 2**32):
-            return translate(
-                f"its stamp is for {stamp.length_low32} elements of {stamp.element_bytes} bytes, "
-                f"not this call's {self.length} float32 elements"
+                f"its stamp is version {stamp.version}, for {stamp.length_low32} elements of "
+                f"{stamp.element_bytes} bytes; this build's for this call would be version "
+                f"{STAMP_VERSION}, for {self.length} of 4"
             )
         if stamp.identity == self.checkout:
             return ""

@@ -22,14 +22,7 @@ SOURCES: Final = ("op_kernel/*", "common/*", "op_host/mish_grad_tiling.cpp")
 
 
 def sources(op_dir: Path) -> list[str]:
-    """The files of ``op_dir`` the identity covers, relative and sorted.
-
-    Raises
-    ------
-    FileNotFoundError
-        If a pattern of :data:`SOURCES` matches no file: ``op_dir`` is no operator folder.
-
-    """
+    """The files of ``op_dir`` it covers, sorted; FileNotFoundError if a pattern matches none."""
     found: set[str] = set()
     for pattern in SOURCES:
         paths = [p for p in op_dir.glob(pattern) if p.is_file() and not p.name.startswith(".")]

@@ -16,7 +16,7 @@
 #                /usr/local/Ascend/ascend-toolkit/set_env.sh (sourced with `set -u` off: it reads
 #                variables that may be unset)
 #   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/mish_grad/README.md), found
-#                by `python3 -m mishgrad.kernel.installed` (the resolver the Python helper uses):
+#                by `python3 -m tools.resolve` (the resolver the Python helper uses):
 #                installed privately with --install-path=$MISHGRAD_OPP_PATH (default build/opp),
 #                or by any other route of ops-nn's installer; without it the script stops and
 #                says how to build and install it. The program runs with the package first on
@@ -85,7 +85,7 @@ kind="${MISHGRAD_BACKEND:-ascend}"
 [[ "$kind" == ascend || "$kind" == ascend-builtin ]] ||
     die "MISHGRAD_BACKEND must be ascend or ascend-builtin here, not $kind"
 command -v python3 >/dev/null || die "python3 is needed to find the operator's package"
-resolved="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m mishgrad.kernel.installed "$kind")" ||
+resolved="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m tools.resolve "$kind")" ||
     die "MISHGRAD_BACKEND=$kind cannot run here (above: why, and what to do)"
 vendor="" custom_opp=""
 while IFS='=' read -r key value; do
