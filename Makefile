@@ -43,7 +43,7 @@ help:
 	@echo "make ut         the operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin"
 	@echo "make bench      print the accuracy tables and the kernel's instruction counts and throughput"
 	@echo "make notebook-times  time every notebook (first run and warm) and restate the book's run times"
-	@echo "make exhaustive the float32 kernel on every float32 input under each numerics model (resumable)"
+	@echo "make exhaustive the float32 kernel on every float32 input, on the twin or an NPU (resumable)"
 	@echo "make format     format the Python sources with ruff (the notebooks are left alone)"
 	@echo "make site       build the static site (docs/_build/html) from the notebooks' stored outputs"
 	@echo "make test-site  build the site, then open every page and notebook 04 in JupyterLab headless"
@@ -90,8 +90,9 @@ gtest:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends libgtest-dev; fi
 
-# The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin: tiling and
-# infershape in gtest, the kernel with golden data (tools/ut.py).
+# The operator's ops-nn-format unit tests (kernel/mish_grad/tests/ut) on the twin, in gtest:
+# tiling and infershape, aclnnMishBackward's checks, the kernel on golden data for each dtype
+# (tools/ut.py).
 ut: $(STAMP) gtest
 	$(BIN)/python -m tools.ut
 
@@ -145,10 +146,12 @@ notebook-times: $(STAMP) fonts
 	$(BIN)/python -m tools.production.run_time --write
 	$(TRANSLATE)
 
-# Every float32 input through the kernel on the twin under each numerics model, against the
-# correctly rounded d; writes bench/results/exhaustive.{json,md}. Interrupted, it resumes from
-# build/exhaustive/ when run again. Not part of `make test` (a 2^24-input stride of it is).
-# EXHAUSTIVE_ARGS: e.g. "--stride 16 --models ieee".
+# Every float32 input through aclnnMishBackward against the correctly rounded d, then every
+# finite float16 and bfloat16 input: on the twin under each numerics model (writes
+# bench/results/exhaustive.{json,md}), or with MISHGRAD_BACKEND=ascend on an NPU (writes
+# exhaustive-ascend-<SoC>.{json,md} beside them). Interrupted, it resumes from build/exhaustive/
+# when run again. Not part of `make test` (strides of it are, on the twin and a stand-in NPU).
+# EXHAUSTIVE_ARGS: e.g. "--stride 16 --models ieee", "--backend ascend --stride 4096".
 EXHAUSTIVE_ARGS ?=
 exhaustive: $(STAMP)
 	$(BIN)/python bench/exhaustive.py $(EXHAUSTIVE_ARGS)

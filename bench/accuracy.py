@@ -15,6 +15,7 @@ import sys
 
 import accuracy_runs as accuracy
 import error_summary
+import exhaustive_results
 import exhaustive_run
 import numpy as np
 
@@ -131,13 +132,13 @@ def print_tanhx(results: dict[str, accuracy.TanhxResult]) -> None:
 def within_one_ulp() -> None:
     """The share within 1 ULP, uniform[-20, 20] and every float32, beside PyTorch's formula."""
     uniform = accuracy.within_1ulp_uniform()
-    entries = exhaustive_run.entries(exhaustive_run.load())
+    entries = exhaustive_results.entries(exhaustive_run.load())
     entries[accuracy.PYTORCH] = entries.pop("pytorch", None)
     print("\nfloat32: % of results within 1 ULP of the correctly rounded d")
     print(f"  {'d computed by':30s} {'uniform[-20, 20]':>17s} {'every float32 (finite)':>23s}")
     for name, share in uniform.items():
         entry = entries.get(name)
-        every = f"{exhaustive_run.finite_within_1ulp_pct(entry):.4f}" if entry else "not run"
+        every = f"{exhaustive_results.finite_within_1ulp_pct(entry):.4f}" if entry else "not run"
         print(f"  {name:30s} {share:17.4f} {every:>23s}")
     print(f"  (every float32: {exhaustive_run.RESULTS.name}.json, written by `make exhaustive`)")
 

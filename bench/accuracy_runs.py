@@ -12,6 +12,7 @@ rounded oracle:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -52,13 +53,21 @@ class ModelResult:
         return all(check.met for check in self.checks)
 
 
-def sixteen_bit(name: str) -> dict[str, ModelResult]:
-    """The kernel over every finite float16 or bfloat16 input, per model."""
+def sixteen_bit(
+    name: str,
+    models: Sequence[str] = twin.NUMERICS_MODELS,
+    derivative: Callable[[np.ndarray, str], np.ndarray] = kernel_d,
+) -> dict[str, ModelResult]:
+    """The kernel over every finite float16 or bfloat16 input, per model.
+
+    ``derivative(x, model)`` is the kernel's d: by default the twin's under each numerics
+    model; ``make exhaustive`` passes its backend's (``exhaustive_device.Device``).
+    """
     x = dtypes.all_values(name)
     truth = oracle.dmish_oracle(x)
     results = {}
-    for model in twin.NUMERICS_MODELS:
-        d = kernel_d(x, model)
+    for model in models:
+        d = derivative(x, model)
         summary = error_summary.summarize(d, truth)
         cann = precision.evaluate(d, truth)
         results[model] = ModelResult(

@@ -245,3 +245,56 @@ def targets(regions: dict[str, Stats]) -> list[Check]:
             finite["mare"] < limit,
         ),
     ]
+
+
+#: The assumptions about Atlas A2's vector unit the float32 results rest on, none documented
+#: for A2 (``kernel/mish_grad/README.md``, "The kernel in one paragraph" and "How the twin
+#: rounds Exp and Div"), each with the figure of the run that shows it.
+VECTOR_UNIT: Final = (
+    "`Exp` and `Div` faithful (1 ULP)",
+    "`Mul` and `Add` keep subnormal operands",
+    "`Maxs` and `Mins` IEEE on ±inf and NaN",
+    "`Select`'s scratch within its 8 KB",
+    "saturation mode off",
+)
+#: The largest ULP distance of a subnormal d: the last `Mul` rounds once at subnormal spacing,
+#: to which the normal factor's few ULP of 24 bits add less than one.
+SUBNORMAL_MAX_ULP: Final = 2.0
+
+
+def vector_unit(regions: dict[str, Stats]) -> list[Check]:
+    """What a run's ``regions`` say about each assumption of :data:`VECTOR_UNIT`, in order.
+
+    - Faithful `Exp` and `Div`: for x ≥ 0 d is 1 minus one quotient of one exponential, and the
+      4 ULP there hold under any faithful model; a less accurate unit breaks them first.
+    - Subnormal operands: where d is subnormal, a flushed operand or result of the last `Mul`
+      (or of the `Mul` by grad) returns 0, millions of ULP away (as PyTorch's formula, whose
+      eˣ is flushed); kept, d is within :data:`SUBNORMAL_MAX_ULP`.
+    - `Maxs` after `Exp` makes ±inf finite and must keep a NaN: a `Maxs` that does not gives
+      NaN or ±inf x a wrong d.
+    - Saturation mode (a runtime setting, ``SetCtrlSpr`` CTRL[48]) turns a NaN into 0 and an
+      infinity into ±MAX when casting to half or bfloat16, which the 16-bit result file's row
+      of NaN and ±inf shows; should it reach float32 arithmetic too, it shares the figure of
+      `Maxs`.
+    - `Select`'s tensor modes use the top 8 KB of UB as scratch, which the tiling leaves free;
+      more, or elsewhere, overwrites a mask or a temporary, and lanes take the wrong branch:
+      relative errors of order 1 where d is normal.
+    """
+    everything, specials = combined(regions), regions[REGIONS[-1]]
+    positive, subnormal = regions[REGIONS[0]]["max_ulp"], regions[REGIONS[4]]["max_ulp"]
+    wrong_specials = specials["count"] - specials["correctly_rounded"]
+    limit = TABLE["float32"].max_rel_error
+    figures = [
+        ("max ULP, x ≥ 0", positive, f"≤ {TABLE['float32'].max_ulp:g}",
+         positive <= TABLE["float32"].max_ulp),
+        ("max ULP, d subnormal or 0", subnormal, f"≤ {SUBNORMAL_MAX_ULP:g}",
+         subnormal <= SUBNORMAL_MAX_ULP),
+        ("NaN, ±inf x with a wrong d", wrong_specials, "= 0", wrong_specials == 0),
+        ("max rel. error, d normal", everything["max_rel_error"], f"≤ {limit:g}",
+         everything["max_rel_error"] <= limit),
+        ("NaN, ±inf x with a wrong d", wrong_specials, "= 0", wrong_specials == 0),
+    ]  # fmt: skip
+    return [
+        Check(f"{assumption}: {figure}", measured, target, met)
+        for assumption, (figure, measured, target, met) in zip(VECTOR_UNIT, figures, strict=True)
+    ]

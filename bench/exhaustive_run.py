@@ -1,16 +1,18 @@
-"""The kernel on the twin over every float32 input (``make exhaustive``): tiles, resuming, results.
+"""The kernel over every float32 input (``make exhaustive``) on a backend: tiles, resuming, results.
 
 The 2**32 bit patterns (every ``stride``-th one, for a shorter run) are visited in tiles of
-consecutive patterns: each tile runs through the kernel (grad = 1, no tanhx) under one
-numerics model of the twin — or through a reference formula of :data:`REFERENCES`, to compare
-with — and through :func:`mishgrad.evaluation.exhaustive_check.check`, and its
-statistics are merged into a summary that is written to disk after every tile. Memory
-stays at a few tiles' worth of arrays, and an interrupted run resumes at the first tile
-the summary does not contain. A summary records what it was computed from (the model, the
-stride and tile size, and the hashes of the twin library and of the oracle library, which
-name their build folders); if any of them changed, the run starts again from the first
-tile. :func:`result` condenses a model's summary into its entry of the result file (run time,
-statistics per region, the target checks), :func:`write` writes the file and its tables.
+consecutive patterns: each tile runs through the kernel (``aclnnMishBackward``, grad = 1, no
+tanhx) on a backend (:class:`exhaustive_device.Device`: the twin under one of its numerics
+models, or an NPU) — or through a reference formula of :data:`REFERENCES`, to compare with —
+and through :func:`exhaustive_check.check`, and its statistics are merged into a summary that
+is written to disk after every tile. Memory stays at a few tiles' worth of arrays, and an
+interrupted run resumes at the first tile the summary does not contain. A summary records
+what it was computed from (the model, the stride and tile size, the backend, its SoC and
+kernel, and the hash of the oracle library, which names its build folder); if any of them
+changed, the run starts again from the first tile. :func:`result` condenses a model's summary
+into its entry of the result file (run time, statistics per region, the target checks),
+:func:`measure` sweeps every model and then the 16-bit kernels, :func:`write` writes the file
+and its tables (``exhaustive_results``).
 
 ``bench/exhaustive.py`` runs it, and the tests import it.
 """
@@ -28,22 +30,25 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+import accuracy_runs
 import exhaustive_check
 import numpy as np
+from error_summary import Check
+from exhaustive_device import Device
+from exhaustive_results import markdown
 from pytorch_formula import dmish_pytorch
 
-from mishgrad.book.exhaustive_report import number, region_table
-from mishgrad.book.report import fmt, table
-from mishgrad.evaluation import exhaustive
-from mishgrad.kernel import twin, twin_build
-from mishgrad.math.dtypes import float32
+from mishgrad.evaluation import exhaustive, precision
+from mishgrad.math import oracle
+from mishgrad.math.dtypes import DTYPES, TABLE, float32
 from mishgrad.paths import REPOSITORY
 
 #: Number of float32 bit patterns.
 PATTERNS: Final = 1 << 32
 #: Where the summaries of runs are kept.
 SUMMARIES: Final = REPOSITORY / "build" / "exhaustive"
-#: Inputs per tile: 16 MiB per float32 array, about a tenth of a second of kernel time.
+#: Inputs per tile, one ``aclnnMishBackward`` call: 16 MiB per float32 array, about a tenth of
+#: a second of kernel time on the twin.
 DEFAULT_TILE: Final = 1 << 22
 #: Version of the summary file's layout (a summary of another layout is not resumed).
 SUMMARY_FORMAT: Final = 1
@@ -91,10 +96,12 @@ class Plan:
         return bits.view(float32)
 
 
-def identity(model: str, plan: Plan) -> dict[str, Any]:
+def identity(device: Device, model: str, plan: Plan) -> dict[str, Any]:
     """What a summary is computed from; a summary is resumed only if this matches."""
     computed_by = (
-        f"numpy {np.__version__}" if model in REFERENCES else twin_build.build().parent.name
+        f"numpy {np.__version__}"
+        if model in REFERENCES
+        else f"{device.name} on {device.soc}: {device.kernel_identity()}"
     )
     return {
         "format": SUMMARY_FORMAT,
@@ -106,12 +113,9 @@ def identity(model: str, plan: Plan) -> dict[str, Any]:
     }
 
 
-def _derivative(model: str, grad: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
-    """d(x) into ``out``: the kernel under the numerics ``model``, or a reference formula."""
-    if model in REFERENCES:
-        out[:] = REFERENCES[model](x)
-    else:
-        twin.run_kernel(grad, x, numerics=model, out=out)
+def _derivative(device: Device, model: str, x: np.ndarray, out: np.ndarray) -> None:
+    """d(x) into ``out``: the kernel on ``device`` under ``model``, or a reference formula."""
+    out[:] = REFERENCES[model](x) if model in REFERENCES else device.derivative(x, model)
 
 
 def fresh_summary(ident: dict[str, Any]) -> Summary:
@@ -168,6 +172,7 @@ def _undecided(regions: dict[str, exhaustive.Stats]) -> float | None:
 
 
 def sweep(
+    device: Device,
     model: str,
     plan: Plan,
     path: Path,
@@ -177,9 +182,11 @@ def sweep(
 
     Parameters
     ----------
+    device
+        The backend the kernel runs on.
     model
-        A numerics model of the twin (:data:`mishgrad.kernel.twin.NUMERICS_MODELS`), or a
-        reference formula's name (:data:`REFERENCES`).
+        One of ``device.models`` (the twin's numerics models, or the NPU), or a reference
+        formula's name (:data:`REFERENCES`).
     plan
         The inputs and tiles.
     path
@@ -194,20 +201,23 @@ def sweep(
     RuntimeError
         If the sources of the twin or the oracle change during the run (the tile is not
         counted: a summary never mixes two kernels).
+    AclError
+        If the backend refuses a call (:class:`mishgrad.aclnn.AclError`; the tile is not
+        counted).
 
     """
-    summary, _ = load_summary(path, identity(model, plan))
+    summary, _ = load_summary(path, identity(device, model, plan))
     size = min(plan.tile, plan.inputs)
-    grad, bits, out = np.ones(size, float32), np.empty(size, np.uint32), np.empty(size, float32)
+    bits, out = np.empty(size, np.uint32), np.empty(size, float32)
     inputs, seconds = 0, 0.0
     for index in range(summary["tiles_done"], plan.tiles):
         start = time.perf_counter()
         x = plan.x(index, bits)
-        _derivative(model, grad[: x.size], x, out[: x.size])
+        _derivative(device, model, x, out[: x.size])
         regions = exhaustive_check.check(x, out[: x.size])
         if (undecided := _undecided(regions)) is not None:
             raise ArithmeticError(f"the oracle could not round d({undecided!r})")
-        if identity(model, plan) != summary["identity"]:
+        if identity(device, model, plan) != summary["identity"]:
             raise RuntimeError(
                 "the kernel or the oracle sources changed during the run: run again to start "
                 "over with the new ones"
@@ -223,7 +233,10 @@ def sweep(
     return summary
 
 
+#: Where a run of every input on the twin is stored (an NPU's: beside it, named by backend and SoC).
 RESULTS: Final = REPOSITORY / "bench" / "results" / "exhaustive"
+#: The dtypes whose every finite input a run also sends through the kernel.
+SIXTEEN_BIT: Final = tuple(name for name, record in TABLE.items() if record.exhaustive)
 
 
 def result(summary: Summary) -> dict[str, Any]:
@@ -239,50 +252,77 @@ def result(summary: Summary) -> dict[str, Any]:
     }
 
 
-def finite_within_1ulp_pct(entry: dict[str, Any]) -> float:
-    """An entry's share of results within 1 ULP over every finite x, in percent."""
-    return exhaustive.within_1ulp_pct(
-        exhaustive.combined(entry["regions"], exhaustive.FINITE_REGIONS)
-    )
+def _wrong_specials(device: Device, model: str, name: str) -> Check:
+    """NaN, +inf and -inf of dtype ``name`` whose d is not NaN, 1 and 0 (a cast that saturates)."""
+    x = np.array([np.nan, np.inf, -np.inf], dtype=DTYPES[name])
+    d, truth = device.derivative(x, model), oracle.dmish_oracle(x)
+    wrong = int(np.sum((d != truth) & ~(np.isnan(d) & np.isnan(truth))))
+    return Check("NaN, ±inf x with a wrong d", wrong, "= 0", wrong == 0)
 
 
-def entries(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The result file's entries by what computed d: ``kernel, <model>``, then each reference."""
-    named = {f"kernel, {model}": entry for model, entry in results["models"].items()}
-    return named | results.get("references", {})
-
-
-def within_1ulp_table(results: dict[str, Any]) -> str:
-    """Markdown table: the share within 1 ULP over all finite x, per model and reference."""
-    rows = [[name, number(finite_within_1ulp_pct(e), 6)] for name, e in entries(results).items()]
-    return table(rows, ["d computed by", "% within 1 ULP, all finite x"]).data
-
-
-def _target_cell(check: dict[str, Any]) -> str:
-    measured = fmt(check["measured"], 3)
-    return f"{measured} met" if check["met"] else f"{measured} MISSED"
-
-
-def markdown(results: dict[str, Any]) -> str:
-    """The result file in Markdown: the targets under every model, then a table per model."""
-    models, plan = results["models"], results["plan"]
-    what = "every" if plan["stride"] == 1 else f"every {plan['stride']}th"
-    checks = zip(*(entry["targets"] for entry in models.values()), strict=True)
-    targets = [
-        [f"{row[0]['criterion']} {row[0]['target']}"] + [_target_cell(c) for c in row]
-        for row in checks
+def _sixteen_bit_entry(run: accuracy_runs.ModelResult, specials: Check) -> dict[str, Any]:
+    """One dtype under one model: its inputs, its targets, CANN's MERE and MARE, the specials."""
+    cann, power = run.cann, f"2^{TABLE[run.cann.dtype].threshold_exponent}"
+    checks = [
+        *run.checks,
+        Check("MERE", cann.mere, f"< {power}", cann.mere_passed),
+        Check("MARE", cann.mare, f"< {precision.MARE_FACTOR}·{power}", cann.mare_passed),
+        specials,
     ]
-    parts = [
-        f"The kernel on the twin, float32 without tanhx, grad = 1: {plan['inputs']:,} inputs "
-        f"({what} float32 bit pattern) against the correctly rounded d.",
-        table(targets, ["target", *models]).data,
-        within_1ulp_table(results),
-    ]
-    references = results.get("references", {})
-    for model, entry in {**models, **references}.items():
-        parts.append(f"**{model}** ({entry['seconds']:.0f} s on the machine that ran it)")
-        parts.append(region_table(entry["regions"]))
-    return "\n\n".join(parts) + "\n"
+    return {"inputs": run.summary.count, "targets": [asdict(check) for check in checks]}
+
+
+def sixteen_bit(device: Device, models: list[str]) -> dict[str, dict[str, Any]]:
+    """Every finite input of each dtype of :data:`SIXTEEN_BIT` through the kernel, per model.
+
+    Then NaN and ±inf, which the float32 sweep has of its own: a 16-bit result is a cast, where
+    a saturation mode would show.
+    """
+    runs = {
+        name: accuracy_runs.sixteen_bit(name, models, device.derivative) for name in SIXTEEN_BIT
+    }
+    return {
+        model: {
+            name: _sixteen_bit_entry(runs[name][model], _wrong_specials(device, model, name))
+            for name in SIXTEEN_BIT
+        }
+        for model in models
+    }
+
+
+def measure(device: Device, plan: Plan, models: list[str], folder: Path) -> dict[str, Any]:
+    """The result file's contents: each of ``models`` swept over ``plan``, then the 16-bit kernels.
+
+    ``models`` are models of ``device`` or references; each one's summary is kept in
+    ``folder`` (and resumed from there), with a progress bar on stderr.
+    """
+    kernel, references = {}, {}
+    for model in models:
+        path = folder / f"{model}-stride{plan.stride}.json"
+        _, why = load_summary(path, identity(device, model, plan))
+        print(f"{model}: {plan.inputs:,} inputs in {plan.tiles} tiles; {why}", file=sys.stderr)
+        summary = sweep(device, model, plan, path, Progress(model, plan))
+        (references if model in REFERENCES else kernel)[model] = result(summary)
+    return {
+        "plan": {"stride": plan.stride, "inputs": plan.inputs},
+        "backend": device.describe(),
+        "models": kernel,
+        "references": references,
+        "sixteen_bit": sixteen_bit(device, list(kernel)),
+    }
+
+
+def results_stem(backend: dict[str, Any], stride: int, folder: Path) -> Path:
+    """Where the result file of a run on ``backend`` (its entry in the file) is written.
+
+    Every input: :data:`RESULTS` for the twin, ``exhaustive-<backend>-<SoC>`` beside it for an
+    NPU. A stride: ``results-<backend>-stride<N>`` in ``folder``, beside the summaries.
+    """
+    if stride > 1:
+        return folder / f"results-{backend['name']}-stride{stride}"
+    if backend["name"] == "twin":
+        return RESULTS
+    return RESULTS.with_name(f"exhaustive-{backend['name']}-{backend['soc']}")
 
 
 def load(stem: Path = RESULTS) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """`make exhaustive`: its C++ oracle and metrics against the Python definitions, its resuming,
-its file formats, and a 2**24-input stride of it under every numerics model."""
+its file formats, and a 2**24-input stride of it on the twin under every numerics model
+(tests/test_exhaustive_npu.py runs it on a stand-in NPU)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ import json
 
 import error_summary
 import exhaustive_check
+import exhaustive_results
 import exhaustive_run
 import numpy as np
 import precision_standard
 import pytest
+from exhaustive_device import Device
 from exhaustive_run import Plan
 from rules.exhaustive import layout_problems
 
 from mishgrad.evaluation import exhaustive
-from mishgrad.kernel import twin
+from mishgrad.kernel import twin, twin_build
 from mishgrad.math import dtypes, errors, oracle, samples
 
 
@@ -179,7 +182,13 @@ def test_plan_visits_every_stride_th_pattern_once():
     assert np.array_equal(bits, np.arange(4096, dtype=np.uint64) << 20)
 
 
-def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path):
+@pytest.fixture(scope="module")
+def on_twin():
+    with Device.open("twin") as device:
+        yield device
+
+
+def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path, on_twin):
     plan = Plan(stride=1 << 18, tile=4096)  # 16384 inputs in 4 tiles
     path = tmp_path / "ieee.json"
 
@@ -188,22 +197,22 @@ def test_an_interrupted_sweep_resumes_where_it_stopped(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        exhaustive_run.sweep("ieee", plan, path, stop_after_two)
+        exhaustive_run.sweep(on_twin, "ieee", plan, path, stop_after_two)
     stored = json.loads(path.read_text())
     assert set(stored) == {"identity", "tiles_done", "seconds", "regions"}
-    assert stored["identity"] == exhaustive_run.identity("ieee", plan)
+    assert stored["identity"] == exhaustive_run.identity(on_twin, "ieee", plan)
     assert set(stored["identity"]) == {"format", "model", "stride", "tile", "kernel", "oracle"}
     assert stored["tiles_done"] == 2 and list(stored["regions"]) == list(exhaustive.REGIONS)
     assert exhaustive.combined(stored["regions"])["count"] == 2 * 4096
     seen = []
-    resumed = exhaustive_run.sweep("ieee", plan, path, lambda done, *_: seen.append(done))
+    resumed = exhaustive_run.sweep(on_twin, "ieee", plan, path, lambda done, *_: seen.append(done))
     assert seen == [3, 4]
-    whole = exhaustive_run.sweep("ieee", plan, tmp_path / "whole.json")
+    whole = exhaustive_run.sweep(on_twin, "ieee", plan, tmp_path / "whole.json")
     assert resumed["regions"] == whole["regions"]
     assert exhaustive.combined(whole["regions"])["count"] == plan.inputs
 
 
-def test_a_kernel_edited_during_the_run_stops_it(tmp_path, monkeypatch):
+def test_a_kernel_edited_during_the_run_stops_it(tmp_path, monkeypatch, on_twin):
     plan = Plan(stride=1 << 18, tile=4096)
     path = tmp_path / "ieee.json"
     original = exhaustive_run.identity
@@ -214,13 +223,13 @@ def test_a_kernel_edited_during_the_run_stops_it(tmp_path, monkeypatch):
         )
 
     with pytest.raises(RuntimeError, match="changed during the run"):
-        exhaustive_run.sweep("ieee", plan, path, edit_after_first_tile)
+        exhaustive_run.sweep(on_twin, "ieee", plan, path, edit_after_first_tile)
     assert json.loads(path.read_text())["tiles_done"] == 1
 
 
-def test_a_summary_of_other_inputs_is_not_resumed(tmp_path):
+def test_a_summary_of_other_inputs_is_not_resumed(tmp_path, on_twin):
     plan = Plan(stride=1 << 18, tile=4096)
-    ident = exhaustive_run.identity("ieee", plan)
+    ident = exhaustive_run.identity(on_twin, "ieee", plan)
     path = tmp_path / "s.json"
     exhaustive_run.save_summary(path, exhaustive_run.fresh_summary({**ident, "kernel": "old"}))
     summary, why = exhaustive_run.load_summary(path, ident)
@@ -229,25 +238,22 @@ def test_a_summary_of_other_inputs_is_not_resumed(tmp_path):
     assert "not valid JSON" in exhaustive_run.load_summary(path, ident)[1]
 
 
+def test_a_summary_names_the_backend_soc_and_kernel_a_reference_s_none(on_twin):
+    plan = Plan(stride=1 << 18, tile=4096)
+    kernel = exhaustive_run.identity(on_twin, "ieee", plan)["kernel"]
+    assert kernel == f"twin on {on_twin.soc}: {twin_build.build().parent.name}"
+    assert exhaustive_run.identity(on_twin, "pytorch", plan)["kernel"].startswith("numpy ")
+    with pytest.raises(ValueError, match="the twin backend runs the kernel as ieee, "):
+        on_twin.derivative(np.zeros(4, np.float32), "ascend")
+
+
 @pytest.fixture(scope="module")
-def stride_results(tmp_path_factory) -> dict:
+def stride_results(tmp_path_factory, on_twin) -> dict:
     """Every 256th bit pattern (2**24 inputs, all specials among them) under every model."""
     folder = tmp_path_factory.mktemp("exhaustive")
     plan = Plan(stride=256)
-    models, references = (
-        {
-            model: exhaustive_run.result(
-                exhaustive_run.sweep(model, plan, folder / f"{model}.json")
-            )
-            for model in names
-        }
-        for names in (twin.NUMERICS_MODELS, exhaustive_run.REFERENCES)
-    )
-    results = {
-        "plan": {"stride": plan.stride, "inputs": plan.inputs},
-        "models": models,
-        "references": references,
-    }
+    models = [*on_twin.models, *exhaustive_run.REFERENCES]
+    results = exhaustive_run.measure(on_twin, plan, models, folder)
     exhaustive_run.write(results, folder / "results")
     return results
 
@@ -271,3 +277,14 @@ def test_the_reference_is_pytorchs_formula_not_the_kernel(stride_results):
     assert pytorch["count"] == 1 << 24
     assert pytorch["spurious_nonfinite"] >= 2  # NaN at +-inf (inf * 0), where the kernel is exact
     assert pytorch["wrong_sign"] > 0  # far left, where its e^x is flushed (notebook 03)
+
+
+def test_every_256th_input_holds_the_vector_unit_s_assumptions_and_the_16_bit_targets(
+    stride_results,
+):
+    for model, entry in stride_results["models"].items():
+        failed = [c for c in exhaustive_check.vector_unit(entry["regions"]) if not c.met]
+        assert not failed, (model, failed)
+    assert list(stride_results["sixteen_bit"]) == list(twin.NUMERICS_MODELS)
+    assert exhaustive_results.met(stride_results)
+    assert stride_results["backend"]["name"] == "twin"

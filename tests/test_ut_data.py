@@ -26,7 +26,7 @@ from mishgrad.math.dtypes import as_dtype, ordered
 
 DATA = OPERATOR_DIR / "tests" / "ut" / "op_kernel" / "mish_grad_data"
 DTYPES = ("float32", "float16", "bfloat16")
-#: The elements of the unit test's two cases (test_mish_grad.cpp).
+#: The elements of the unit test's two cases (mish_grad_case.h of the kernel tests).
 UT_CASES = {"without tanhx": 48 * 4099 + 13, "with tanhx": 3 * 1000 + 1}
 #: Modules the scripts must do without.
 BLOCKED = ("mishgrad", "ml_dtypes", "mpmath", "scipy")

@@ -1,18 +1,26 @@
 """The operator's ops-nn-format unit tests (``tests/ut``), built and run on the twin.
 
-``make ut`` and notebook 13 come here. Three gtest programs, as ops-nn organizes them:
+``make ut`` and notebook 13 come here. Three gtest programs, as ops-nn's test build makes them:
 
 ``op_host``
     ``test_mish_grad_tiling.cpp`` and ``test_mish_grad_infershape.cpp`` with
     ``op_host/mish_grad_tiling.cpp`` and ``mish_grad_infershape.cpp``, compiled with ops-nn's
     tiling include directories (:mod:`mishgrad.kernel.opsnn`) against the twin's registry, contexts
     and context fakers (``kernel/twin/include``).
-``op_kernel`` (one program per dtype)
-    ``test_mish_grad.cpp`` and the kernel file as ops-nn's ``AddOpTestCase`` builds them (ops-nn
-    e5c3fa9, ``cmake/ut.cmake`` lines 636-637 and 700-748): two translation units, the kernel
-    compiled from a copy of ``op_kernel/`` alone (with that copy on the include path), both
-    force-including ``tests/ut/op_kernel/mish_grad_tiling_def.h`` and built with the same
-    ``-DDTYPE_X``. The test sets up its data as ops-nn's kernel tests do: it copies
+``op_api``
+    ``test_aclnn_mish_backward.cpp``, compiled against the twin's stand-ins for ops-nn's op_api
+    test harness (``kernel/twin/include/ut/op_api_ut_common``) and linked with the twin library
+    of the same operator folder, whose ``aclnnMishBackwardGetWorkspaceSize`` makes the checks of
+    CANN's adapter (both call the contract, ``common/mish_grad_contract.h``). In ops-nn the test
+    is linked with ``op_host/op_api`` and CANN's nnopbase instead.
+``op_kernel``
+    ``test_mish_grad*.cpp`` and the kernel file as ops-nn's ``AddOpTestCase`` builds them (ops-nn
+    e5c3fa9, ``cmake/ut.cmake`` lines 636-637 and 700-748): the tests and the kernel compiled
+    from a copy of ``op_kernel/`` alone (with that copy on the include path), every source
+    force-including ``tests/ut/op_kernel/mish_grad_tiling_def.h`` and built with the options
+    of its ``AddOpTestCase`` (``-DDTYPE_X=float``, :func:`kernel_options`); the half and
+    bfloat16 tests compile the kernel file themselves for their dtype. The tests set up their
+    data as ops-nn's kernel tests do: each copies
     ``<OPS_NN_ROOT>/experimental/activation/mish_grad/tests/ut/op_kernel/mish_grad_data`` into
     its working folder, where ``gen_data.py`` writes inputs and golden and ``compare_data.py``
     applies CANN's precision standard (both need python3 with NumPy only). :func:`run` lays
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,11 +50,12 @@ from typing import Final
 
 from mishgrad.kernel import compile_units, identity, opsnn, source, twin_build
 from mishgrad.kernel.compile_units import Unit
-from mishgrad.math.dtypes import TABLE
 
 BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
 FLAGS: Final = ["-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror"]
 GTEST: Final = ["-lgtest", "-lgtest_main"]
+#: The options of the kernel test's ``AddOpTestCase(<op> <SoC> "<options>")``.
+_KERNEL_OPTIONS: Final = re.compile(rf'AddOpTestCase\(\s*{opsnn.OP_NAME}\s+"[^"]*"\s+"([^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -55,16 +65,34 @@ class Program:
     ``kernel_dir``, if set, is an ``op_kernel`` folder: :func:`build` copies its contents into
     the build folder, as ops-nn does before a kernel test (``kernel_src_copy``), and compiles
     the copy's kernel file beside ``sources``, with the copy on the include path.
+    ``twin_library``: the program links the twin library built from the operator folder.
     """
 
     name: str
     sources: tuple[Path, ...]
     flags: tuple[str, ...]
     kernel_dir: Path | None = None
+    twin_library: bool = False
+
+
+def kernel_options(kernel: Path = source.OPERATOR_DIR) -> tuple[str, ...]:
+    """The compile options the kernel test's CMakeLists.txt in ``kernel`` gives ``AddOpTestCase``.
+
+    Raises
+    ------
+    mishgrad.kernel.twin_build.TwinBuildError
+        If the file has no ``AddOpTestCase`` of the operator.
+
+    """
+    cmake = kernel / "tests" / "ut" / "op_kernel" / "CMakeLists.txt"
+    found = _KERNEL_OPTIONS.search(cmake.read_text())
+    if found is None:
+        raise twin_build.TwinBuildError(f"{cmake} has no AddOpTestCase({opsnn.OP_NAME} ...)")
+    return tuple(found[1].split())
 
 
 def programs(kernel: Path = source.OPERATOR_DIR) -> list[Program]:
-    """The host UT program and one kernel UT program per dtype."""
+    """The host, aclnn and kernel UT programs, in the order ops-nn's test build runs them."""
     include = source.TWIN_DIR / "include"
     stand_ins = (f"-I{include}", f"-I{include / 'ut'}")  # CANN's headers and UT framework
     ut = kernel / "tests" / "ut"
@@ -77,26 +105,23 @@ def programs(kernel: Path = source.OPERATOR_DIR) -> list[Program]:
         ),
         (*stand_ins, *opsnn.include_flags("tiling", kernel)),
     )
+    api = Program(
+        "op_api",
+        tuple(sorted((ut / "op_api").glob("test_aclnn_*.cpp"))),
+        stand_ins,
+        twin_library=True,
+    )
     tiling_def = ut / "op_kernel" / f"{opsnn.OP_NAME}_tiling_def.h"
-    kernels = [
-        Program(
-            f"op_kernel_{name}",
-            (
-                *sorted((ut / "op_kernel").glob(f"test_{opsnn.OP_NAME}*.cpp")),
-                *(source.TWIN_DIR / "src" / f for f in twin_build.RUNTIME_SOURCES),
-            ),
-            (
-                *stand_ins,
-                "-include",
-                str(tiling_def),
-                f"-DDTYPE_X={record.c_type}",
-                "-ffp-contract=off",
-            ),
-            kernel / "op_kernel",
-        )
-        for name, record in TABLE.items()
-    ]
-    return [host, *kernels]
+    kernels = Program(
+        "op_kernel",
+        (
+            *sorted((ut / "op_kernel").glob(f"test_{opsnn.OP_NAME}*.cpp")),
+            *(source.TWIN_DIR / "src" / f for f in twin_build.RUNTIME_SOURCES),
+        ),
+        (*stand_ins, "-include", str(tiling_def), *kernel_options(kernel), "-ffp-contract=off"),
+        kernel / "op_kernel",
+    )
+    return [host, api, kernels]
 
 
 def _units(program: Program, folder: Path) -> list[Unit]:
@@ -125,8 +150,8 @@ def build(program: Program, kernel: Path = source.OPERATOR_DIR, folder: Path = B
     Raises
     ------
     mishgrad.kernel.twin_build.TwinBuildError
-        If the compiler or gtest is missing, ``CXX`` cannot be read, or the sources do not
-        compile.
+        If the compiler or gtest is missing, ``CXX`` cannot be read, or the sources (or the
+        twin library the program links) do not compile.
 
     """
     binary, record = folder / program.name, folder / f"{program.name}.json"
@@ -143,17 +168,26 @@ def build(program: Program, kernel: Path = source.OPERATOR_DIR, folder: Path = B
         except twin_build.TwinBuildError as error:
             raise _explained(program, str(error)) from error
         objects = [str(entry.obj) for entry in compiled]
-        key = compile_units.digest(repr(compiler), repr(GTEST), *objects)
+        libraries = _libraries(program, kernel)
+        key = compile_units.digest(repr(compiler), repr(GTEST), *objects, *libraries)
         if _recorded_key(record) == key and compile_units.verified(binary, record):
             return binary
         partial = Path(workdir) / program.name
-        command = [*compiler, *FLAGS, *objects, *GTEST, "-o", str(partial)]
+        command = [*compiler, *FLAGS, *objects, *libraries, *GTEST, "-o", str(partial)]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise _explained(program, result.stderr.strip())
         compile_units.publish_record(partial, record, key=key)
         os.replace(partial, binary)
     return binary
+
+
+def _libraries(program: Program, kernel: Path) -> list[str]:
+    """The link arguments of the libraries ``program`` needs besides gtest (its twin library)."""
+    if not program.twin_library:
+        return []
+    library = twin_build.build(twin_build.kernel_spec(root=kernel))
+    return [str(library), f"-Wl,-rpath,{library.parent}"]
 
 
 def _recorded_key(record: Path) -> object:
@@ -198,14 +232,16 @@ def run(
 
 
 def main() -> int:
-    """Run every program (``make ut``); print their output; fail if any failed."""
+    """Run every program (``make ut``), printing its name and output; fail if any failed."""
     failed = 0
-    for program in programs():
+    every = programs()
+    for program in every:
+        print(f"ut: {program.name}", flush=True)
         result = run(program)
         sys.stdout.write(result.stdout)
         sys.stderr.write(result.stderr)
         failed += result.returncode != 0
-    print(f"ut: {len(programs()) - failed} of {len(programs())} programs passed")
+    print(f"ut: {len(every) - failed} of {len(every)} programs passed")
     return 1 if failed else 0
 
 
