@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mishgrad import aclnn
-from mishgrad.kernel import twin, twin_build
+from mishgrad.kernel import launcher, twin, twin_build
 
 
 def soc_name(backend: aclnn.Backend) -> str:
@@ -39,16 +39,16 @@ def soc_name(backend: aclnn.Backend) -> str:
 @contextmanager
 def _numerics(model: str | None) -> Iterator[None]:
     """``MISHGRAD_TWIN_NUMERICS`` set to ``model`` meanwhile (None: left as it is)."""
-    before = os.environ.get(twin.NUMERICS_VARIABLE)
+    before = os.environ.get(launcher.NUMERICS_VARIABLE)
     if model is not None:
-        os.environ[twin.NUMERICS_VARIABLE] = model
+        os.environ[launcher.NUMERICS_VARIABLE] = model
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop(twin.NUMERICS_VARIABLE, None)
+            os.environ.pop(launcher.NUMERICS_VARIABLE, None)
         else:
-            os.environ[twin.NUMERICS_VARIABLE] = before
+            os.environ[launcher.NUMERICS_VARIABLE] = before
 
 
 @dataclass
