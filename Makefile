@@ -200,6 +200,8 @@ opsnn-check:
 	@if [ ! -f "$(OPSNN_CHECK)/check.sh" ]; then \
 		echo "make opsnn-check needs the kit: OPSNN_CHECK=<folder with check.sh and kit.tar.xz>" >&2; \
 		exit 2; fi
+	@# the kernel's identity header (generated, never committed): the kit copies it with the folder
+	$(PYTHON) -m tools.identity kernel/mish_grad >/dev/null
 	OPSNN_SOC="$(OPSNN_SOC)" bash "$(OPSNN_CHECK)/check.sh" $(OPSNN_ARGS) "$(CURDIR)"
 
 # The site: Sphinx + myst-nb over the notebooks' stored outputs (nothing is executed), MathJax

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mishgrad.aclnn import backends
-from mishgrad.kernel import scratch, source, twin_build
+from mishgrad.kernel import identity, scratch, source, twin_build
 from mishgrad.math import dtypes, oracle, samples
 
 
@@ -66,8 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
     allow one worker only and add :data:`NPU_SANITIZERS` to nbval's.
 
     Every process a test starts inherits the variable: nbval's kernels, xdist's workers, JupyterLab.
+    The checkout's identity header is written first, as its first build would, so that a test that
+    compares ``kernel/`` before and after a build sees the same files.
     """
     os.environ[scratch.ROOT_VARIABLE] = str(TEST_SCRATCH)
+    identity.write_header(source.OPERATOR_DIR)
     if runs_on_cann():
         require_one_worker(config)
         add_npu_sanitizers(config)

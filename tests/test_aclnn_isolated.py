@@ -75,7 +75,7 @@ def test_a_copy_is_loaded_only_in_the_worker_and_the_projects_twin_here(faulty, 
     with aclnn.Session(backend) as session:
         aclnn.mish_backward(*inputs(100), session=session)
         assert session.lib.in_worker and not mapped(backend.op_library)
-        assert aclnn.which_kernel(session).ours
+        assert aclnn.which_kernel(session, sources=faulty.path).ours  # the copy's own build
     assert backend.served_by == os.path.realpath(backend.op_library)
     assert aclnn.twin_backend(plain.path).in_worker
     assert not aclnn.twin_backend().in_worker

@@ -20,7 +20,7 @@ import pytest
 
 from mishgrad import aclnn
 from mishgrad.aclnn import provenance
-from mishgrad.kernel import installed, opsnn, scratch, source, twin_build
+from mishgrad.kernel import identity, installed, opsnn, scratch, source, twin_build
 
 OPAPI = f"{opsnn.VENDOR_DIR}/op_api/lib/libcust_opapi.so"
 
@@ -189,7 +189,7 @@ def test_one_process_runs_one_of_the_two_kernels(tmp_path):
 def test_the_command_line_prints_what_run_sh_reads(tmp_path):
     cann = stand_in_cann(tmp_path, package=True)
     env = {"ASCEND_HOME_PATH": str(cann), "MISHGRAD_OPP_PATH": str(tmp_path / "none")}
-    command = [sys.executable, "-I", "-m", "mishgrad.kernel.installed"]
+    command = [sys.executable, "-S", "-m", "tools.resolve"]  # -S: the standard library alone
     root = Path(installed.__file__).parents[2]
     ours = subprocess.run([*command, "ascend"], env=env, cwd=root, capture_output=True, text=True)
     vendor = cann / "opp" / "vendors" / opsnn.VENDOR_DIR
@@ -218,24 +218,30 @@ def test_the_stamp_says_which_kernel_ran(cann_s_own_kernel):
     with aclnn.Session("twin") as session:
         ours = aclnn.which_kernel(session)
     assert ours.ours and str(ours) == (
-        "this repository's kernel ran: its stamp in the workspace (blockDim 48, tileLength 4096)"
+        "this build of this repository's kernel ran: its stamp in the workspace (blockDim 48, "
+        "tileLength 4096)"
     )
-    assert ours.stamp == aclnn.Stamp(provenance.STAMP_VERSION, 4, 48, 4096, False, 4096)
+    checkout = identity.of(source.OPERATOR_DIR)
+    assert ours.stamp == aclnn.Stamp(provenance.STAMP_VERSION, 4, 48, 4096, False, 4096, checkout)
     with aclnn.Session(aclnn.twin_backend(cann_s_own_kernel)) as session:
         theirs = aclnn.which_kernel(session, length=1000)
-    assert not theirs.ours and theirs.stamp is None
-    assert str(theirs) == "not this repository's kernel: no stamp in the 32-byte workspace"
+    assert theirs.verdict == provenance.NOT_OURS and theirs.stamp is None
+    assert str(theirs) == "not this repository's kernel: no stamp in the 64-byte workspace"
 
 
 def test_the_stamp_is_read_only_where_its_magic_is():
+    build = bytes(range(32))
     words = [*provenance.STAMP_MAGIC, provenance.STAMP_VERSION, 2, 7, 512, 1, 99]
-    stamp = np.array([0, 5, *words, 0], dtype="<u4").tobytes()
-    assert provenance.find_stamp(stamp) == aclnn.Stamp(1, 2, 7, 512, True, 99)
+    stamp = np.array([0, 5, *words], dtype="<u4").tobytes() + build + bytes(4)
+    found = aclnn.Stamp(provenance.STAMP_VERSION, 2, 7, 512, True, 99, build.hex())
+    assert provenance.find_stamp(stamp) == found
     assert provenance.find_stamp(stamp[:-8]) is None  # cut short
     assert provenance.find_stamp(bytes(64)) is None
     assert provenance.find_stamp(b"MISHGRAD"[::-1] + stamp[16:]) is None
-    report = aclnn.KernelReport("twin", "x", 98, 64, provenance.find_stamp(stamp))
-    assert not report.ours  # a stamp for another call's length is not this call's
+    report = aclnn.KernelReport("twin", "x", 98, 64, found, build.hex())
+    assert report.verdict == provenance.ANOTHER_BUILD  # a stamp for another call is not this one
+    old = np.array([*provenance.STAMP_MAGIC, 1, 4, 7, 512, 0, 98], dtype="<u4").tobytes()
+    assert provenance.find_stamp(old) == aclnn.Stamp(1, 4, 7, 512, False, 98, "")  # 8 words
 
 
 def test_the_twin_reports_its_own_library():
@@ -246,14 +252,12 @@ def test_the_twin_reports_its_own_library():
 @pytest.mark.slow
 def test_a_stamp_left_in_the_data_cache_is_an_error(tmp_path):
     copy = scratch.scratch_kernel("no-write-back", root=tmp_path)
-    header = copy.file("op_kernel/mish_grad_stamp.h").read_text()
-    start = header.index("    AscendC::DataCacheCleanAndInvalid<")
-    write_back = header[start : header.index("(stamp);\n", start) + len("(stamp);\n")]
-    copy.replace("op_kernel/mish_grad_stamp.h", write_back, "")
+    copy.replace("op_kernel/mish_grad_stamp.h", "    WriteBack(stamp, userWorkspace);\n", "")
     with aclnn.Session(aclnn.twin_backend(copy.path)) as session:
         with pytest.raises(aclnn.AclError) as error:
             aclnn.which_kernel(session)
-    assert "8 scalar writes to global memory were still in the data cache" in str(error.value)
+    words = provenance.STAMP_WORDS  # every word of the stamp: none was written back
+    assert f"{words} scalar writes to global memory were still in the data" in str(error.value)
 
 
 # The operator directory the package is built from, as ops-nn reads it (notebook 13, sections

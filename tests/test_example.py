@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from mishgrad.aclnn import provenance
-from mishgrad.kernel import opsnn, twin_build
+from mishgrad.kernel import identity, opsnn, twin_build
 from mishgrad.math import oracle
 
 REPO = Path(__file__).resolve().parent.parent
@@ -96,7 +96,13 @@ def test_make_example_shows_the_workspace_size_and_which_kernel_ran(make_example
     # Contiguous float32 tensors of one shape: only the kernel's own workspace, for its stamp.
     lines = make_example.stdout.splitlines()
     assert f"workspaceSize = {provenance.STAMP_WORDS * 4}" in lines
-    assert "kernel: this repository's (its stamp is in the workspace)" in lines
+    assert this_build() in lines
+
+
+def this_build() -> str:
+    """The example's line for a stamp that names this checkout's sources."""
+    checkout = identity.of(REPO / "kernel" / "mish_grad")
+    return f"kernel: this build of this repository's (its stamp names sources {checkout[:16]})"
 
 
 def test_run_sh_is_valid_bash():
@@ -179,9 +185,8 @@ def test_run_sh_builds_and_runs_against_a_stand_in_cann(
     check_example_output(result)
     assert f"operator library {library}" in result.stdout
     assert (tmp_path / "build" / "test_aclnn_mish_grad_cann").exists()
-    ours = "kernel: this repository's (its stamp is in the workspace)"
     theirs = "kernel: not this repository's (no stamp in the workspace)"
-    assert (ours if vendor else theirs) in result.stdout.splitlines()
+    assert (this_build() if vendor else theirs) in result.stdout.splitlines()
     if vendor:
         package = tmp_path / "opp" / "vendors" / opsnn.VENDOR_DIR
         assert f"run.sh: this repository's package from {package}" in result.stdout
@@ -198,8 +203,8 @@ def test_run_sh_fails_when_the_kernel_that_ran_is_not_the_one_asked_for(tmp_path
     )
     assert result.returncode == 1
     assert (
-        "run.sh: MISHGRAD_BACKEND=ascend-builtin, but the program reports kernel: this "
-        "repository's" in result.stderr
+        f"run.sh: MISHGRAD_BACKEND=ascend-builtin, but the program reports {this_build()}"
+        in result.stderr
     )
 
 

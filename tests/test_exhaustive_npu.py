@@ -82,7 +82,7 @@ def test_the_npu_s_report_names_the_backend_and_soc_and_is_laid_out_as_the_twin_
     status, results, tables = on_the_stand_in
     assert status == 0
     assert results["backend"]["name"] == "ascend" and results["backend"]["soc"] == SOC
-    assert tables.startswith(f"Backend ascend on {SOC}: this repository's kernel ran")
+    assert tables.startswith(f"Backend ascend on {SOC}: this build of this repository's kernel ran")
     assert results["plan"] == {"stride": STRIDE, "inputs": 1 << 20}
     assert layout_problems(results, ["ascend"]) == []
     assert list(results["references"]) == list(exhaustive_run.REFERENCES)

@@ -212,16 +212,38 @@ def test_a_refused_reset(edition: str, tmp_path: Path) -> None:
     assert in_chinese(str(error.value)) == (edition == "zh-CN")
 
 
-@pytest.mark.parametrize("ours", [True, False])
-def test_the_which_kernel_report(edition: str, ours: bool) -> None:
-    stamp = Stamp(STAMP_VERSION, 4, 40, 4096, False, 4096) if ours else None
-    shown = str(KernelReport("twin", "libmishgrad_twin.so", 4096, 32, stamp))
-    english = (
-        "this repository's kernel ran: its stamp in the workspace (blockDim 40, tileLength 4096)"
-        if ours
-        else "not this repository's kernel: no stamp in the 32-byte workspace"
-    )
-    spoken(shown, edition, english)
+CHECKOUT = "ab" * 32  # an identity: the sources the report compares the stamp with
+REPORTS = {  # (backend, stamp or None): what the report says
+    ("twin", Stamp(STAMP_VERSION, 4, 40, 4096, False, 4096, CHECKOUT)): (
+        "this build of this repository's kernel ran: its stamp in the workspace "
+        "(blockDim 40, tileLength 4096)"
+    ),
+    ("twin", Stamp(STAMP_VERSION, 4, 40, 4096, False, 4096, "cd" * 32)): (
+        "another build of this kernel ran: its stamp names other sources than this checkout's "
+        "(an older package, or a copy with edits)"
+    ),
+    ("twin", Stamp(1, 4, 40, 4096, False, 4096, "")): (
+        "another build of this kernel ran: its stamp is version 1, for 4096 elements of 4 bytes; "
+        f"this build's for this call would be version {STAMP_VERSION}, for 4096 of 4"
+    ),
+    ("twin", Stamp(STAMP_VERSION, 2, 40, 4096, False, 1000, CHECKOUT)): (
+        f"another build of this kernel ran: its stamp is version {STAMP_VERSION}, for 1000 "
+        f"elements of 2 bytes; this build's for this call would be version {STAMP_VERSION}, "
+        "for 4096 of 4"
+    ),
+    ("twin", None): "not this repository's kernel: no stamp in the 64-byte workspace",
+    ("ascend-builtin", None): (
+        "not this repository's kernel: no stamp in the 64-byte workspace; that it was CANN's "
+        "own is inferred (ASCEND_GLOBAL_LOG_LEVEL=1 makes nnopbase log the kernel config it "
+        "parsed)"
+    ),
+}
+
+
+@pytest.mark.parametrize(("backend", "stamp"), list(REPORTS), ids=range(len(REPORTS)))
+def test_the_which_kernel_report(edition: str, backend: str, stamp: Stamp | None) -> None:
+    shown = str(KernelReport(backend, "libmishgrad_twin.so", 4096, 64, stamp, CHECKOUT))
+    spoken(shown, edition, REPORTS[backend, stamp])
 
 
 def test_the_trace_tables_op_column_is_a_call(edition: str) -> None:

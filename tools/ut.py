@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from mishgrad.kernel import compile_units, opsnn, source, twin_build
+from mishgrad.kernel import compile_units, identity, opsnn, source, twin_build
 from mishgrad.kernel.compile_units import Unit
 
 BUILD_DIR: Final = source.REPOSITORY / "build" / "ut"
@@ -131,6 +131,7 @@ def _units(program: Program, folder: Path) -> list[Unit]:
     """
     units = [(path, program.flags) for path in program.sources]
     if program.kernel_dir is not None:
+        identity.write_header(program.kernel_dir.parent)  # the stamp includes it: every build's
         copy = folder / "kernel_src" / program.name / opsnn.OP_NAME
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(program.kernel_dir, copy)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mishgrad.kernel import compile_units, opsnn, twin_build
+from mishgrad.kernel import compile_units, identity, opsnn, twin_build
 from mishgrad.kernel.source import OPERATOR_DIR, TWIN_DIR
 
 SOURCE = OPERATOR_DIR / "examples" / "test_aclnn_mish_grad.cpp"
@@ -53,8 +53,9 @@ def build() -> Path:
 
 
 def run() -> subprocess.CompletedProcess[str]:
-    """Build and run the example; its output is in ``.stdout``."""
-    return subprocess.run([str(build())], capture_output=True, text=True, check=False)
+    """Build and run the example, given the checkout's identity; its output is in ``.stdout``."""
+    command = [str(build()), identity.of(OPERATOR_DIR)]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
 def main() -> int:

@@ -7,7 +7,8 @@
   its folder plus a spec, MishGrad's the default;
 - :mod:`~mishgrad.kernel.messages`: the language of the messages this layer and
   :mod:`mishgrad.aclnn` compose for a learner, a translator the book hands down;
-- :mod:`~mishgrad.kernel.twin_build` builds an operator's twin library,
+- :mod:`~mishgrad.kernel.twin_build` builds an operator's twin library (with the stamp's
+  :mod:`~mishgrad.kernel.identity` of MishGrad's sources),
   :mod:`~mishgrad.kernel.launcher` runs any operator's kernel entry on it and
   :mod:`~mishgrad.kernel.twin` MishGrad's, with its tiling (:mod:`~mishgrad.kernel.twin_abi`:
   the C ABI; :mod:`~mishgrad.kernel.plan_check`: a caller's plan, checked);

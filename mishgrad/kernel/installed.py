@@ -1,32 +1,23 @@
 """Where this repository's operator package is installed on a CANN host, and who gets its kernel.
 
-One resolver for every consumer: :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and
-``ascend-builtin``), ``kernel/mish_grad/examples/run.sh`` and the Ascend workflow (the last two
-through ``python3 -m mishgrad.kernel.installed``, which imports nothing outside the standard
-library, so it runs before the virtual environment exists). Why the package is installed into a
-folder of its own (:func:`private_opp`) and activated per process (:func:`activation`): nnopbase
-builds one kernel table per process, and a package in CANN's ``opp/vendors`` would replace
-``MishGrad`` for every program on the host (``kernel/mish_grad/README.md`` tells the story).
+One resolver for :mod:`mishgrad.aclnn` (``MISHGRAD_BACKEND=ascend`` and ``ascend-builtin``),
+``kernel/mish_grad/examples/run.sh`` and the Ascend workflow (the last two through ``python3 -m
+tools.resolve``: standard library only, so it runs before the virtual environment exists). The
+package is installed into a folder of its own (:func:`private_opp`) and activated per process
+(:func:`activation`): nnopbase builds one kernel table per process, and a package in CANN's
+``opp/vendors`` would replace ``MishGrad`` for every program on the host.
 
-The routes of the package's installer, the ``.run``'s ``install.sh``, which is asc-devkit's
-``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1, L351-380 and L632-673), in the order
-:func:`find_package` tries them:
-
-``private``
-    ``--install-path=DIR``: ``DIR/vendors/mishgrad_nn``, no ``config.ini`` changed. Found at
-    :func:`private_opp`, or as an entry of ``$ASCEND_CUSTOM_OPP_PATH`` (its ``bin/set_env.bash``).
-``custom``
-    No ``--install-path``, ``$ASCEND_CUSTOM_OPP_PATH`` set: ``$ASCEND_CUSTOM_OPP_PATH/vendors/
-    mishgrad_nn``, listed in a ``config.ini`` beside it that nnopbase does not read.
-``shared``
-    Neither: ``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini``, so
-    active in every process on the host.
+The routes of the installer, asc-devkit's ``cmake/asc/fwk_modules/scripts/install.sh`` (82b89a1,
+L351-380 and L632-673), in the order :func:`find_package` tries them: ``private``,
+``--install-path=DIR`` (``DIR/vendors/mishgrad_nn``, found at :func:`private_opp` or as an entry
+of ``$ASCEND_CUSTOM_OPP_PATH``); ``custom``, with ``$ASCEND_CUSTOM_OPP_PATH`` set (its
+``vendors/mishgrad_nn``, listed in a ``config.ini`` nnopbase does not read); ``shared``, neither
+(``$ASCEND_OPP_PATH/vendors/mishgrad_nn``, listed in CANN's ``config.ini``: every process).
 """
 
 import ctypes
 import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -269,29 +260,3 @@ def activation(
             f"package privately: {install_command(env)}"
         )
     return Activation(None, cleaned["ASCEND_CUSTOM_OPP_PATH"])
-
-
-def main(argv: list[str]) -> int:
-    """``python3 -m mishgrad.kernel.installed ascend|ascend-builtin``: ``key=value`` lines.
-
-    ``vendor`` and ``route`` of the package (``ascend`` only, on the SoC of
-    ``$ASCEND_HOME_PATH``'s runtime) and ``ascend_custom_opp_path``, the value to run the program
-    with; on an error, its message on stderr and exit status 1.
-    """
-    if len(argv) != 2 or argv[1] not in ("ascend", "ascend-builtin"):
-        print("usage: python3 -m mishgrad.kernel.installed ascend|ascend-builtin", file=sys.stderr)
-        return 2
-    runtime = Path(os.environ.get("ASCEND_HOME_PATH", "")) / "lib64" / "libascendcl.so"
-    try:
-        found = activation(argv[1], soc=soc_name(runtime) if argv[1] == "ascend" else None)
-    except PackageError as error:
-        print(error, file=sys.stderr)
-        return 1
-    if found.package is not None:
-        print(f"vendor={found.package.vendor}\nroute={found.package.route}")
-    print(f"ascend_custom_opp_path={found.custom_opp_path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

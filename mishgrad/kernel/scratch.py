@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import tiling, twin
+from . import identity, tiling, twin
 from .messages import translate
 from .source import KERNEL_DIR, OPERATOR_DIR, REPOSITORY, Listing, shown
 
@@ -193,8 +193,8 @@ def _files(root: Path) -> set[str]:
 
 
 def _left_out(name: str) -> bool:
-    """What a copy leaves out of the operator's folder: bytecode caches and hidden files."""
-    return name == "__pycache__" or name.startswith(".")
+    """What a copy leaves out: bytecode caches, hidden files, the identity header (its build's)."""
+    return name in ("__pycache__", Path(identity.HEADER).name) or name.startswith(".")
 
 
 def _ignored(relative: Path) -> bool:

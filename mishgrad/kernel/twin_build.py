@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from . import compile_units, opsnn
+from . import compile_units, identity, opsnn
 from .compile_units import Compiled, TwinBuildError, Unit
 from .operators import MISH_GRAD, OperatorSpec
 from .source import TWIN_DIR
@@ -108,6 +108,8 @@ def kernel_spec(
         For an unknown flavour or a dtype the operator does not support.
     TwinBuildError
         If the sources are not there (mishgrad installed from elsewhere than a clone).
+    OSError
+        If MishGrad's identity header cannot be written into ``root``.
 
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
@@ -121,6 +123,8 @@ def kernel_spec(
             f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
             "of the repository (`make lab` does this)"
         )
+    if operator.name == opsnn.OP_NAME:
+        identity.write_header(root)  # the stamp names its build: MishGrad's identity header
     # The glue also sees the operator's headers; the twin sees none; the kernel, an
     # Ascend-side source, sees exactly what ops-nn gives it, so an include that ops-nn cannot
     # resolve fails here too.

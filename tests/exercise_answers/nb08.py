@@ -44,7 +44,7 @@ def phase1_status_without_output_shape(grad, self, out):
 
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 ALIGN = 32  # the twin's kWorkspaceAlign
-STAMP = 32  # the kernel's own workspace, always planned: its stamp
+STAMP = 64  # the kernel's own workspace, always planned: its stamp
 
 
 def max_elements(budget, grad_dtype, self_dtype, out_dtype):
@@ -68,9 +68,9 @@ CASES = [
         nb08.check_phase1_status, right=phase1_status, plausible=phase1_status_without_output_shape
     ),
     Case(nb08.check_max_elements, right=max_elements, plausible=max_elements_without_rounding),
-    # The typical mistake forgets the kernel's own 32 bytes; the wrong one, that a slice of a
+    # The typical mistake forgets the kernel's own 64 bytes; the wrong one, that a slice of a
     # pool is what CANN recommends.
-    Case(nb08.check_pool_offset, right=(800, False), plausible=(832, False), wrong=(800, True)),
+    Case(nb08.check_pool_offset, right=(768, False), plausible=(832, False), wrong=(768, True)),
     Case(
         nb08.check_max_dims_edit,
         right=(0, 161002),

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from mishgrad.kernel import compile_units, opsnn, source
+from mishgrad.kernel import compile_units, identity, opsnn, source
 from mishgrad.math.dtypes import TABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -249,6 +249,7 @@ def cann_headers() -> Iterator[dict[str, list[str]]]:
 def main(argv: list[str]) -> int:
     """Run every check and the self-test; print one line each and a summary."""
     kernel = Path(argv[1] if len(argv) > 1 else source.OPERATOR_DIR).resolve()
+    identity.write_header(kernel)  # the kernel's stamp includes it, as in every build
     failed = 0
     with cann_headers() as dirs:
         for check in checks(dirs, kernel):

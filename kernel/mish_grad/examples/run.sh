@@ -16,7 +16,7 @@
 #                /usr/local/Ascend/ascend-toolkit/set_env.sh (sourced with `set -u` off: it reads
 #                variables that may be unset)
 #   operator     this repository's package (ops-nn vendor mishgrad_nn, kernel/mish_grad/README.md), found
-#                by `python3 -m mishgrad.kernel.installed` (the resolver the Python helper uses):
+#                by `python3 -m tools.resolve` (the resolver the Python helper uses):
 #                installed privately with --install-path=$MISHGRAD_OPP_PATH (default build/opp),
 #                or by any other route of ops-nn's installer; without it the script stops and
 #                says how to build and install it. The program runs with the package first on
@@ -27,8 +27,10 @@
 #   libraries    libascendcl (runtime), libnnopbase (aclCreateTensor) and the op library
 #   proof        the dynamic linker's own report (LD_DEBUG=bindings) of the file that served
 #                aclnnMishBackward is printed after the run; which kernel ran, from the stamp
-#                our kernel leaves in its workspace (the program's `kernel:` line), must be
-#                ours for ascend and CANN's for ascend-builtin, or the script fails
+#                our kernel leaves in its workspace (the program's `kernel:` line, given the
+#                identity of this checkout's kernel sources, `python3 -m tools.identity`),
+#                must be this build for ascend and none of ours for ascend-builtin (inferred to be
+#                CANN's: the stamp's absence proves no more), or the script fails
 #   binary       build/examples/test_aclnn_mish_grad_cann (or under $MISHGRAD_BUILD_DIR)
 #   compiler     $CXX, default g++; it may carry arguments (CXX="ccache g++", "g++ -O0")
 set -euo pipefail
@@ -83,7 +85,7 @@ kind="${MISHGRAD_BACKEND:-ascend}"
 [[ "$kind" == ascend || "$kind" == ascend-builtin ]] ||
     die "MISHGRAD_BACKEND must be ascend or ascend-builtin here, not $kind"
 command -v python3 >/dev/null || die "python3 is needed to find the operator's package"
-resolved="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m mishgrad.kernel.installed "$kind")" ||
+resolved="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m tools.resolve "$kind")" ||
     die "MISHGRAD_BACKEND=$kind cannot run here (above: why, and what to do)"
 vendor="" custom_opp=""
 while IFS='=' read -r key value; do
@@ -134,8 +136,12 @@ if [[ -n "$custom_opp" ]]; then
 else
     run_env=(env -u ASCEND_CUSTOM_OPP_PATH)
 fi
+# The sources the stamp must name: this checkout's (the command also writes the kernel's
+# identity header here, as every build does).
+identity="$(PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" python3 -m tools.identity "$repo/kernel/mish_grad")" ||
+    die "cannot hash the kernel's sources in $repo/kernel/mish_grad (above: why)"
 rm -f "$build_dir"/bindings.*  # a report an earlier, interrupted run left
-LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" | tee "$build_dir/output.txt"
+LD_DEBUG=bindings LD_DEBUG_OUTPUT="$build_dir/bindings" "${run_env[@]}" "$binary" "$identity" | tee "$build_dir/output.txt"
 # The first binding of the API, found by one awk that stops there: no pipeline, which under
 # pipefail would fail the script after a good run where no line matches (grep's status 1) or
 # where head closes the pipe early (SIGPIPE). Without a report, the file stays unknown.
@@ -148,7 +154,7 @@ if [[ -e "${bindings[0]}" ]]; then
 fi
 rm -f "${bindings[@]}"
 # Which kernel ran: the example reads the stamp our kernel leaves in its workspace.
-expected="kernel: this repository's"
+expected="kernel: this build of this repository's"
 [[ "$kind" == ascend-builtin ]] && expected="kernel: not this repository's"
 grep -q "^$expected" "$build_dir/output.txt" ||
     die "MISHGRAD_BACKEND=$kind, but the program reports $(grep '^kernel:' "$build_dir/output.txt" || echo 'no kernel line')"

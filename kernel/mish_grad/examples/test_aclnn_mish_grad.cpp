@@ -14,10 +14,15 @@
 // then which kernel ran (`kernel: ...`, from the stamp our kernel leaves in its workspace), then
 // `status: ok`; on failure the failing call, its status code and the runtime's own
 // message go to stderr, `status: failed` to stdout, and the exit status is 1.
+//
+// The one argument, optional, is the identity of the sources the kernel should be built from
+// (what `python3 -m tools.identity kernel/mish_grad` prints): `run.sh` and `make
+// example` pass the checkout's, and the stamp must name it for `kernel: this build`.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,7 +150,58 @@ int CreateDeviceTensor(const std::vector<int64_t>& shape, const float* host, Dev
     return 0;
 }
 
-int Run()
+// The stamp our kernel leaves in its workspace (op_kernel/mish_grad_stamp.h, the layout of
+// op_kernel/mish_grad_tiling_data.h, which this program cannot include: ops-nn builds it with
+// CANN's public headers alone): 16 little-endian words, "MISHGRAD", the version, the element
+// size, the plan, the low 32 bits of n, then words 8-15, the SHA-256 of the kernel's sources.
+constexpr uint32_t kStampVersion = 2;
+constexpr size_t kStampWords = 16;
+constexpr size_t kIdentityWord = 8;
+
+std::string Hex(const uint8_t* bytes, size_t count)
+{
+    std::string text;
+    for (size_t i = 0; i < count; ++i) {
+        char digits[3];
+        std::snprintf(digits, sizeof(digits), "%02x", bytes[i]);
+        text += digits;
+    }
+    return text;
+}
+
+// Which kernel ran, from the workspace it was given zeroed: this build (a stamp of this call
+// that names `expected`), another build of this kernel (any other stamp: an older version, or
+// other sources), or none of this repository's (no stamp, which does not say whose ran).
+std::string WhichKernel(const std::vector<uint8_t>& workspace, uint64_t n, const std::string& expected)
+{
+    for (size_t at = 0; at + kIdentityWord * sizeof(uint32_t) <= workspace.size(); at += sizeof(uint32_t)) {
+        if (std::memcmp(workspace.data() + at, "MISHGRAD", 8) != 0) {
+            continue;
+        }
+        uint32_t words[kStampWords] = {};  // a stamp cut short keeps zeros: no identity
+        std::memcpy(words, workspace.data() + at, std::min(sizeof(words), workspace.size() - at));
+        if (words[2] != kStampVersion) {
+            return "another build of this kernel (its stamp is version " + std::to_string(words[2]) + ")";
+        }
+        if (words[3] != sizeof(float) || words[7] != static_cast<uint32_t>(n)) {
+            return "another build of this kernel (its stamp is not for this call)";
+        }
+        const size_t identityBytes = (kStampWords - kIdentityWord) * sizeof(uint32_t);
+        const std::string identity = Hex(reinterpret_cast<const uint8_t*>(words + kIdentityWord), identityBytes);
+        if (expected.empty()) {
+            return "a build of this repository's, sources " + identity.substr(0, 16) +
+                   " (not compared: pass the checkout's identity as the argument)";
+        }
+        if (identity != expected) {
+            return "another build of this kernel (its stamp names sources " + identity.substr(0, 16) +
+                   ", not " + expected.substr(0, 16) + ")";
+        }
+        return "this build of this repository's (its stamp names sources " + identity.substr(0, 16) + ")";
+    }
+    return "not this repository's (no stamp in the workspace)";
+}
+
+int Run(const std::string& identity)
 {
     constexpr int32_t kDeviceId = 0;
     const std::vector<int64_t> shape = {4, 2};
@@ -183,7 +239,7 @@ int Run()
 
     // Step 4: the workspace, exactly the size phase one asked for. MishGrad's tiling asks for
     // the workspace CANN's kernel library reserves (GetLibApiWorkSpaceSize; the twin reserves
-    // none) plus 32 bytes of the kernel's own, where it writes its stamp; a strided, broadcast
+    // none) plus 64 bytes of the kernel's own, where it writes its stamp; a strided, broadcast
     // or mixed-dtype call also needs room to gather its inputs. Zeroed, so that a stamp found
     // after the run can only come from this run's kernel.
     DeviceMemory workspace;
@@ -207,18 +263,15 @@ int Run()
         // A float32 needs 9 significant digits to be read back exactly.
         std::printf("gradInput[%zu] = %.9g\n", i, static_cast<double>(gradInputHost[i]));
     }
-    // Which kernel ran: this repository's leaves its stamp, starting "MISHGRAD", in its
-    // workspace (op_kernel/mish_grad_stamp.h); CANN's own MishGrad kernel leaves none.
-    std::vector<char> workspaceHost(workspaceSize);
+    // Which kernel ran: this repository's leaves its stamp in its workspace, naming its build;
+    // CANN's own MishGrad kernel leaves none.
+    std::vector<uint8_t> workspaceHost(workspaceSize);
     if (workspaceSize > 0) {
         CHECK(aclrtMemcpy(workspaceHost.data(), workspaceSize, workspace.get(), workspaceSize,
                           ACL_MEMCPY_DEVICE_TO_HOST));
     }
-    const std::string magic = "MISHGRAD";
-    const bool stamped = std::search(workspaceHost.begin(), workspaceHost.end(), magic.begin(), magic.end()) !=
-                         workspaceHost.end();
-    std::printf("kernel: %s\n", stamped ? "this repository's (its stamp is in the workspace)"
-                                        : "not this repository's (no stamp in the workspace)");
+    const std::string kernel = WhichKernel(workspaceHost, gradInputHost.size(), identity);
+    std::printf("kernel: %s\n", kernel.c_str());
 
     // Step 7: release in reverse order of creation, each call checked: the tensor
     // descriptors, the device memory they describe, the stream, the device, the runtime.
@@ -241,9 +294,9 @@ int Run()
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
-    const int status = Run();
+    const int status = Run(argc > 1 ? argv[1] : "");
     std::printf("status: %s\n", status == 0 ? "ok" : "failed");
     return status;
 }

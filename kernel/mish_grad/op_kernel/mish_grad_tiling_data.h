@@ -25,11 +25,12 @@ struct MishGradTilingData {
 };
 
 // The kernel's own workspace, which the tiling function asks for beyond CANN's system
-// workspace: the stamp core 0 writes there (mish_grad_stamp.h), 8 little-endian words.
+// workspace: the stamp core 0 writes there (mish_grad_stamp.h), 16 little-endian words, one
+// 64-byte cache line. Version 2 added words 8-15, the build's identity (version 1 had 8 words).
 namespace mishgrad {
-constexpr uint32_t kStampWords = 8;
+constexpr uint32_t kStampWords = 16;
 constexpr uint32_t kStampBytes = kStampWords * sizeof(uint32_t);
-constexpr uint32_t kStampVersion = 1;
+constexpr uint32_t kStampVersion = 2;
 // "MISH" and "GRAD" as little-endian words: the stamp's first 8 bytes read "MISHGRAD".
 constexpr uint32_t kStampMagicLow = 0x4853494Du;
 constexpr uint32_t kStampMagicHigh = 0x44415247u;

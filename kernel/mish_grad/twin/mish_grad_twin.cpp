@@ -11,7 +11,6 @@
 #include "aclnn_mish_backward.h"
 #include "mish_grad_contract.h"
 #include "mish_grad_dtypes.h"
-#include "mish_grad_stamp.h"
 #include "mish_grad_tiling.h"
 #include "mish_grad_tiling_data.h"
 #include "twin/aclnn.h"

@@ -43,7 +43,7 @@ inline const std::string kDataDir = std::string("./") + kDataName;
 
 constexpr uint64_t kAtlasA2UbBytes = 196608;
 constexpr uint32_t kAtlasA2VectorCores = 48;
-// More than the kernel's user workspace (core 0's 32-byte stamp). In CPU debug mode CANN's
+// More than the kernel's user workspace (core 0's 64-byte stamp). In CPU debug mode CANN's
 // GetUserWorkspace returns the workspace pointer itself, as the twin's does (asc-devkit
 // 82b89a1, impl/basic_api/dav_c220/kernel_operator_common_impl.h lines 55-60).
 constexpr size_t kWorkspaceBytes = 1024;
