@@ -3,6 +3,7 @@ nbval's sanitizers for what differs with the NPU, and the rehearsal on a stand-i
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,7 +137,7 @@ def test_on_cann_more_than_one_worker_is_refused():
 def sanitized(text: str, *files: Path) -> str:
     for file in files:
         for regex, replace in get_sanitize_patterns(file.read_text()):
-            text = __import__("re").sub(regex, replace, text)
+            text = re.sub(regex, replace, text)
     return text
 
 
@@ -153,22 +154,27 @@ def stored_output(notebook: str, code: str) -> str:
 
 @pytest.mark.parametrize(
     ("notebook", "code", "recorded", "on_the_npu"),
-    [
+    [  # the stamp's blockDim on a 910B3; CANN's system workspace (16 MiB) added to the kernel's
         (
             "00_mishgrad_in_ten_minutes.ipynb",
             "STAMP_LABELS",
-            "| blockDim | 48 |",
+            r"\| blockDim \| 48 \|",
             "| blockDim | 40 |",
         ),
-        ("08_the_aclnn_two_phase_call.ipynb", 'print("workspaceSize ="', "= 32", "= 16777248"),
+        (
+            "08_the_aclnn_two_phase_call.ipynb",
+            'print("workspaceSize ="',
+            r"workspaceSize = \d+",
+            "workspaceSize = 16777280",
+        ),
     ],
 )
 def test_the_npu_s_sanitizers_cover_what_differs_with_the_chip(
     notebook, code, recorded, on_the_npu
 ):
     stored = stored_output(notebook, code)
-    assert recorded in stored
-    npu = stored.replace(recorded, on_the_npu)
+    npu = re.sub(recorded, on_the_npu, stored, count=1)
+    assert npu != stored
     base = REPOSITORY / "tests" / "nbval_sanitize.cfg"
     assert sanitized(npu, base) != sanitized(stored, base)  # the twin's check is not weakened
     assert sanitized(npu, base, conftest.NPU_SANITIZERS) == sanitized(
@@ -294,7 +300,7 @@ FAKE_CXX = """#!/bin/sh
 while [ "$#" -gt 0 ]; do [ "$1" = -o ] && out="$2"; shift; done
 cat > "$out" <<'PROGRAM'
 #!/bin/sh
-echo "kernel: this repository's (its stamp is in the workspace)"
+echo "kernel: this build of this repository's (its stamp names sources 0123456789abcdef)"
 PROGRAM
 chmod +x "$out"
 """
