@@ -87,9 +87,8 @@ def _check_tile_length(plan: tiling.TilingPlan, dtype_size: int, chip: Platform)
 
 def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
     """Every one of the n elements must lie in a core's slice, and in one of its tiles."""
-    big, cores = plan.bigCoreNum, plan.blockDim
-    kinds = {"big": big > 0, "small": cores - 1 > big, "last": big < cores}  # as core_slices
-    for kind in (kind for kind, used in kinds.items() if used):
+    kinds = [plan.core_kind(core) for core in range(plan.blockDim)]  # as core_slices
+    for kind in dict.fromkeys(kinds):
         length_field = f"{kind}CoreLength"
         length = getattr(plan, length_field)
         if length > n:
@@ -97,7 +96,7 @@ def _check_slices(plan: tiling.TilingPlan, n: int) -> None:
         _check_tiles(plan, kind, length)
     start, length = plan.core_slices()[-1]
     if start + length < n:
-        field = "lastCoreLength" if kinds["last"] else "bigCoreLength"
+        field = f"{kinds[-1]}CoreLength"
         raise plan_refused(
             f"plan.{field} is {length}: the cores' slices end at element {start + length}, so "
             f"the last {n - start - length} elements of x would never be written"
