@@ -47,7 +47,7 @@ def main() -> int:
                 print(f"  {call:6d} {resident_mb():12.1f} {rates[-1]:12.3f}")
                 start = time.perf_counter()
         growth = resident_mb() - start_mb
-        live = session.live_tensors
+        live = len(session._tensors)  # the session's tensors not yet released
     flat = growth <= MAX_GROWTH_MB and rates[-1] <= 2 * rates[0] and live == 0
     print(
         f"  memory grew by {growth:.1f} MB (limit {MAX_GROWTH_MB:g}); tensors still held: {live}; "

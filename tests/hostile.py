@@ -34,7 +34,7 @@ from aclnn_cases import TensorCase
 from hypothesis import strategies as st
 
 from mishgrad import aclnn
-from mishgrad.aclnn import backends
+from mishgrad.aclnn import backends, binding
 from mishgrad.aclnn.binding import INT64_RANGE
 from mishgrad.kernel import twin_build
 from mishgrad.math import dtypes, oracle
@@ -272,7 +272,7 @@ def _fill(rng: np.random.Generator, dtype: int) -> np.ndarray:
 
 def _create(lib: aclnn.Backend, view: RawView, address: int) -> int | None:
     def int64s(values: tuple[int, ...]) -> ctypes.Array:
-        checked = aclnn.checked_ints("a view's numbers", values, INT64_RANGE)  # never wrapped
+        checked = binding.checked_ints("a view's numbers", values, INT64_RANGE)  # never wrapped
         return (ctypes.c_int64 * max(len(checked), 1))(*checked)
 
     return lib.aclCreateTensor(

@@ -222,7 +222,9 @@ def test_the_stamp_says_which_kernel_ran(cann_s_own_kernel):
         "tileLength 4096)"
     )
     checkout = identity.of(source.OPERATOR_DIR)
-    assert ours.stamp == aclnn.Stamp(provenance.STAMP_VERSION, 4, 48, 4096, False, 4096, checkout)
+    assert ours.stamp == provenance.Stamp(
+        provenance.STAMP_VERSION, 4, 48, 4096, False, 4096, checkout
+    )
     with aclnn.Session(aclnn.twin_backend(cann_s_own_kernel)) as session:
         theirs = aclnn.which_kernel(session, length=1000)
     assert theirs.verdict == provenance.NOT_OURS and theirs.stamp is None
@@ -233,7 +235,7 @@ def test_the_stamp_is_read_only_where_its_magic_is():
     build = bytes(range(32))
     words = [*provenance.STAMP_MAGIC, provenance.STAMP_VERSION, 2, 7, 512, 1, 99]
     stamp = np.array([0, 5, *words], dtype="<u4").tobytes() + build + bytes(4)
-    found = aclnn.Stamp(provenance.STAMP_VERSION, 2, 7, 512, True, 99, build.hex())
+    found = provenance.Stamp(provenance.STAMP_VERSION, 2, 7, 512, True, 99, build.hex())
     assert provenance.find_stamp(stamp) == found
     assert provenance.find_stamp(stamp[:-8]) is None  # cut short
     assert provenance.find_stamp(bytes(64)) is None
@@ -241,7 +243,7 @@ def test_the_stamp_is_read_only_where_its_magic_is():
     report = aclnn.KernelReport("twin", "x", 98, 64, found, build.hex())
     assert report.verdict == provenance.ANOTHER_BUILD  # a stamp for another call is not this one
     old = np.array([*provenance.STAMP_MAGIC, 1, 4, 7, 512, 0, 98], dtype="<u4").tobytes()
-    assert provenance.find_stamp(old) == aclnn.Stamp(1, 4, 7, 512, False, 98, "")  # 8 words
+    assert provenance.find_stamp(old) == provenance.Stamp(1, 4, 7, 512, False, 98, "")  # 8 words
 
 
 def test_the_twin_reports_its_own_library():

@@ -51,13 +51,11 @@ from .binding import MEMCPY_DEVICE_TO_HOST as MEMCPY_DEVICE_TO_HOST
 from .binding import MEMCPY_HOST_TO_DEVICE as MEMCPY_HOST_TO_DEVICE
 from .binding import SIGNATURES as SIGNATURES
 from .binding import Backend as Backend
-from .binding import checked_ints as checked_ints
 from .call import get_workspace_size as get_workspace_size
 from .call import mish_backward as mish_backward
 from .call import result_dtype as result_dtype
 from .call import run as run
 from .provenance import KernelReport as KernelReport
-from .provenance import Stamp as Stamp
 from .provenance import which_kernel as which_kernel
 from .session import DeviceTensor as DeviceTensor
 from .session import Session as Session

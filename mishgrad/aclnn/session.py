@@ -177,11 +177,6 @@ class Session:
         self._tensors.append(tensor)
         return tensor
 
-    @property
-    def live_tensors(self) -> int:
-        """How many of the session's device tensors are not yet released."""
-        return len(self._tensors)
-
     def release(self, *tensors: "DeviceTensor") -> None:
         """Free ``tensors`` now rather than at :meth:`close` (a long-lived session's calls).
 

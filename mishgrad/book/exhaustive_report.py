@@ -13,19 +13,9 @@ from mishgrad.evaluation import exhaustive
 from .report import fmt, table
 
 _COLUMNS: Final = (
-    "region",
-    "inputs",
-    "max ULP",
-    "% correctly rounded",
-    "% within 1 ULP",
-    "MERE",
-    "MARE",
-    "max rel. error (d normal)",
-    "max abs. error (d subnormal)",
-    "NaN/Inf",
-    "wrong sign",
-    "flushes",
-)
+    "region", "inputs", "max ULP", "% correctly rounded", "% within 1 ULP", "MERE", "MARE",
+    "max rel. error (d normal)", "max abs. error (d subnormal)", "NaN/Inf", "wrong sign", "flushes",
+)  # fmt: skip
 
 
 def number(value: float | None, digits: int = 3) -> str:

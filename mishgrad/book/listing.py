@@ -31,17 +31,10 @@ _FORMATTER: Final = HtmlFormatter(
 
 @dataclass(frozen=True, repr=False)  # repr=False: IPython shows Listing's text, not a repr
 class SourceListing(Listing):
-    """A :class:`~mishgrad.kernel.source.Listing` that also renders as coloured HTML.
-
-    Raises
-    ------
-    ValueError
-        If Pygments knows no lexer named ``language``.
-
-    """
+    """A :class:`~mishgrad.kernel.source.Listing` that also renders as coloured HTML."""
 
     def __post_init__(self) -> None:
-        get_lexer_by_name(self.language)  # fail where the listing is made, not when shown
+        get_lexer_by_name(self.language)  # ValueError where the listing is made, not when shown
 
     def html(self) -> str:
         """A ``<div>`` of coloured ``<span>`` elements, its styles inline."""

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from mishgrad.kernel import tiling
 
 from .i18n import translate
-from .tiling_viz import CORE_COLORS, LEGEND_BESIDE, TAIL_COLOR, core_kind, legend_handles
+from .tiling_viz import CORE_COLORS, LEGEND_BESIDE, TAIL_COLOR, legend_handles
 
 #: The rows of :func:`tiling_split` on its y axis: units, cores, tiles.
 _UNITS_Y, _CORES_Y, _TILES_Y = 2.0, 1.0, 0.0
@@ -27,13 +27,13 @@ _TAIL_STYLE: Final = {"color": "white", "alpha": 1.0, "hatch": "///", "ec": TAIL
 
 def core_tiles(plan: tiling.TilingPlan, core: int) -> list[int]:
     """The lengths of core ``core``'s tiles in ``plan``, in order (the last is its tail)."""
-    kind = next(k for k in tiling.core_kinds(plan) if k.kind == core_kind(plan, core))
+    kind = next(k for k in tiling.core_kinds(plan) if k.kind == plan.core_kind(core))
     return [plan.tileLength] * (kind.tiles - 1) + [kind.tail]
 
 
 def _draw_core(ax: Axes, plan: tiling.TilingPlan, core: int, unit: int) -> None:
     """Core ``core``'s slice on the cores' row, and its tiles on the tiles' row."""
-    kind = core_kind(plan, core)
+    kind = plan.core_kind(core)
     tiles = core_tiles(plan, core)
     start, length = plan.core_slices()[core]
     ax.barh(_CORES_Y, length, left=start, height=0.6, color=CORE_COLORS[kind], ec="white", lw=1.5)

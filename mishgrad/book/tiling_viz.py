@@ -121,13 +121,6 @@ def plan_table(plan: tiling.TilingPlan) -> Markdown:
     return table(rows, headers)
 
 
-def core_kind(plan: tiling.TilingPlan, core: int) -> str:
-    """``"big"``, ``"small"`` or ``"last"``: the kind of core ``core`` in ``plan``."""
-    if core == plan.blockDim - 1:
-        return "last"
-    return "big" if core < plan.bigCoreNum else "small"
-
-
 def legend_handles(kinds: Iterable[str]) -> list[Patch]:
     """A legend of these kinds of core (:data:`CORE_COLORS`) and of the tail tile."""
     handles = [Patch(color=CORE_COLORS[k], label=translate(f"{k} core")) for k in kinds]
@@ -150,7 +143,7 @@ def core_split(plan: tiling.TilingPlan, *, ax: Axes | None = None, title: str = 
     boundaries = []
     by_kind = {kind.kind: kind for kind in core_kinds(plan)}
     for core, (_, length) in enumerate(slices):
-        kind = by_kind[core_kind(plan, core)]
+        kind = by_kind[plan.core_kind(core)]
         ax.barh(core, length, height=0.8, color=CORE_COLORS[kind.kind], lw=0)
         if kind.tail < tile:
             full = (kind.tiles - 1) * tile

@@ -32,23 +32,14 @@ FINITE_REGIONS: Final = REGIONS[:-1]
 
 #: Statistics that add up over tiles (the first fields of ``ExhaustiveRegionStats``).
 SUMS: Final = (
-    "count",
-    "correctly_rounded",
-    "within_1ulp",
-    "spurious_nonfinite",
-    "wrong_sign",
-    "flushes",
-    "fallbacks",
-    "undecided",
-    "sum_relative",
-)
+    "count", "correctly_rounded", "within_1ulp", "spurious_nonfinite", "wrong_sign", "flushes",
+    "fallbacks", "undecided", "sum_relative",
+)  # fmt: skip
 #: Maxima, each with the x where it occurs.
 MAXIMA: Final = {
-    "mare": "worst_mare_x",
-    "max_ulp": "worst_ulp_x",
-    "max_rel_error": "worst_rel_error_x",
+    "mare": "worst_mare_x", "max_ulp": "worst_ulp_x", "max_rel_error": "worst_rel_error_x",
     "max_abs_error": "worst_abs_error_x",
-}
+}  # fmt: skip
 
 Stats = dict[str, float | int | None]
 

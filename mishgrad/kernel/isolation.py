@@ -153,13 +153,6 @@ _worker: _Worker | None = None
 _requests = threading.Lock()  # one request at a time on the one worker
 
 
-def _current_worker() -> _Worker:
-    global _worker
-    if _worker is None or not _worker.alive():
-        _worker = _Worker()
-    return _worker
-
-
 def _stop_worker() -> None:
     global _worker
     if _worker is not None:
@@ -304,8 +297,11 @@ def _call(
     Threads take turns. ``check`` runs when the reply has come, still in turn: a
     :class:`KernelError` it raises stops the worker, as a crash does.
     """
+    global _worker
     with _requests:
-        worker = _current_worker()
+        if _worker is None or not _worker.alive():
+            _worker = _Worker()
+        worker = _worker
         try:
             worker.requests.send((kind, str(target), payload))
             message = _await(worker, board, None, STARTUP_FACTOR * limit)

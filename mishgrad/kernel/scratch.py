@@ -188,17 +188,13 @@ def _files(root: Path) -> set[str]:
     return {
         str(path.relative_to(root))
         for path in root.rglob("*")
-        if path.is_file() and not _ignored(path.relative_to(root))
+        if path.is_file() and not any(map(_left_out, path.relative_to(root).parts))
     }
 
 
 def _left_out(name: str) -> bool:
     """What a copy leaves out: bytecode caches, hidden files, the identity header (its build's)."""
     return name in ("__pycache__", Path(identity.HEADER).name) or name.startswith(".")
-
-
-def _ignored(relative: Path) -> bool:
-    return any(_left_out(part) for part in relative.parts)
 
 
 def _same(copy: Path, original: Path) -> bool:

@@ -112,16 +112,17 @@ class TilingPlan:
     lastTileNum: int
     lastTailLength: int
 
+    def core_kind(self, core: int) -> str:
+        """``"big"``, ``"small"`` or ``"last"``: the kind of core ``core`` (the big ones first)."""
+        if core < self.bigCoreNum:
+            return "big"
+        return "last" if core == self.blockDim - 1 else "small"
+
     def core_slices(self) -> list[tuple[int, int]]:
         """(start, length) of every core's slice, in core order."""
         slices, start = [], 0
         for core in range(self.blockDim):
-            if core < self.bigCoreNum:
-                length = self.bigCoreLength
-            elif core == self.blockDim - 1:
-                length = self.lastCoreLength
-            else:
-                length = self.smallCoreLength
+            length = getattr(self, f"{self.core_kind(core)}CoreLength")
             slices.append((start, length))
             start += length
         return slices

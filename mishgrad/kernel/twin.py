@@ -50,18 +50,13 @@ def runs_isolated(
     return learners or plan_supplied
 
 
-def library_path(kernel_dir: Path | None = None, dtype: str = "float32") -> Path:
-    """The twin library with the ``dtype`` kernel, built if needed from ``kernel_dir``.
+def library(kernel_dir: Path | None = None, dtype: str = "float32") -> ctypes.CDLL:
+    """The twin library with the ``dtype`` kernel, built if needed from ``kernel_dir``, loaded.
 
     ``kernel_dir``: default the repository's operator folder, or a learner's scratch copy
     (:mod:`mishgrad.kernel.scratch`), so an exercise never edits ``kernel/``.
     """
-    return build(kernel_spec(root=kernel_dir, dtype=dtype))
-
-
-def library(kernel_dir: Path | None = None, dtype: str = "float32") -> ctypes.CDLL:
-    """The twin library of :func:`library_path`, loaded (once per build)."""
-    return _load(library_path(kernel_dir, dtype))
+    return _load(build(kernel_spec(root=kernel_dir, dtype=dtype)))
 
 
 def native_tiling(
@@ -79,7 +74,7 @@ def native_tiling(
     """The C++ ``ComputeTiling`` through the twin library (built from ``kernel_dir``).
 
     The arguments are :func:`mishgrad.kernel.tiling.plan`'s; ``isolated`` as in :func:`run_kernel`;
-    ``dtype`` picks the library (:func:`library_path`) a launch will use.
+    ``dtype`` picks the library (:func:`library`) a launch will use.
 
     Raises
     ------
@@ -90,7 +85,8 @@ def native_tiling(
 
     """
     values = (total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch)
-    return _tiling(library_path(kernel_dir, dtype), runs_isolated(kernel_dir, isolated), *values)
+    path = build(kernel_spec(root=kernel_dir, dtype=dtype))
+    return _tiling(path, runs_isolated(kernel_dir, isolated), *values)
 
 
 def _tiling(path: Path, isolate: bool, *values: int) -> tiling.TilingPlan:
@@ -193,7 +189,7 @@ def run_kernel(
         How ``Exp`` and ``Div`` round, one of :data:`NUMERICS_MODELS` (default:
         ``$MISHGRAD_TWIN_NUMERICS``, else ``ieee``); see :func:`numerics_model`.
     kernel_dir
-        The operator's folder to build the twin from (:func:`library_path`).
+        The operator's folder to build the twin from (:func:`library`).
     isolated, watchdog
         Run in a worker process (:mod:`mishgrad.kernel.isolation`), stopped by ``watchdog``
         (default: :class:`Watchdog`) if it does not finish; by default for a copy of ``kernel/``
@@ -225,7 +221,7 @@ def run_kernel(
     if plan is not None:
         check_plan(plan, x, tanhx is not None, chip)
     isolate = runs_isolated(kernel_dir, isolated, plan_supplied=plan is not None)
-    path = library_path(kernel_dir, dtype_name(dtype))  # built once, for tiling and launch
+    path = build(kernel_spec(root=kernel_dir, dtype=dtype_name(dtype)))  # for tiling and launch
     if plan is None:
         has_tanhx, scratch = tanhx is not None, chip.select_uses_scratch
         plan = _tiling(

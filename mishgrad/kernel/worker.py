@@ -38,20 +38,15 @@ def attach(name: str) -> SharedMemory:
     return memory
 
 
-def _address(memory: SharedMemory, offset: int, keep: list[Any]) -> int:
-    buffer = (ctypes.c_char * memory.size).from_buffer(memory.buf)
-    keep.append(buffer)
-    return ctypes.addressof(buffer) + offset
-
-
 def _launch(library: ctypes.CDLL, request: dict[str, Any]) -> tuple[int, str, str, bytes]:
     memories: dict[str, SharedMemory] = {}
     buffers: list[Any] = []
     try:
         pointers: dict[str, int] = {}
         for role, (name, offset) in request["blocks"].items():  # a tensor starts past its guard
-            memories[role] = attach(name)
-            pointers[role] = _address(memories[role], offset, buffers)
+            memory = memories[role] = attach(name)
+            buffers.append((ctypes.c_char * memory.size).from_buffer(memory.buf))
+            pointers[role] = ctypes.addressof(buffers[-1]) + offset
         slots = memories["progress"].size // PROGRESS_DTYPE.itemsize
         library.mishgrad_twin_set_progress(pointers["progress"], slots)
         regions = {name: (pointers[name], size) for name, size in request["sizes"].items()}

@@ -6,9 +6,10 @@ reading the syntax tree of each notebook code cell and helper module: the text a
 the calls that put words on screen — ``table``'s headers, figure titles, axis labels,
 legend labels and annotations, the exercise verdicts (``wrong``, ``wrong_kind``, ``correct``,
 hints, usage messages), the messages of the errors a learner debugs with (``KernelError``,
-``TwinBuildError``, which translate their own message), the descriptions of notebook 07's
-misuse table (``Misuse``), and strings a module passes to :func:`mishgrad.book.i18n.translate`
-or :func:`mishgrad.kernel.messages.translate` itself.
+``TwinBuildError``, which translate their own message, and a refused plan's
+``plan_refused``), the descriptions of notebook 07's misuse table (``Misuse``), and strings a
+module passes to :func:`mishgrad.book.i18n.translate` or
+:func:`mishgrad.kernel.messages.translate` itself.
 
 An f-string becomes a template with numbered fields (``f"{n} tiles of {L}"`` →
 ``"{0} tiles of {1}"``), and so does a string joined with ``+`` (each expression joined
@@ -46,6 +47,7 @@ FIRST_ARGUMENT: Final = frozenset(
         "translate",
         "KernelError",
         "TwinBuildError",
+        "plan_refused",
     }
 )
 #: Calls whose text arguments are at other positions.
