@@ -57,7 +57,6 @@ def builtin_opapi(root: Path) -> Path:
     ------
     OSError
         Naming where it was looked for.
-
     """
     candidates = [
         root / folder / name
@@ -125,7 +124,6 @@ def load_backend(kind: str | None = None) -> Backend:
     OSError
         If ``ascend`` or ``ascend-builtin`` is asked for (or ``auto`` finds CANN) and CANN's
         libraries or the operator's library cannot be found.
-
     """
     kind = kind or os.environ.get("MISHGRAD_BACKEND", "auto")
     if kind not in BACKENDS:

@@ -158,7 +158,6 @@ def checked_ints(name: str, values: Sequence[int], bounds: tuple[int, int]) -> l
         Naming ``name``, for a value out of bounds.
     TypeError
         For a value that is not an integer.
-
     """
     checked = [operator.index(value) for value in values]
     low, high = bounds

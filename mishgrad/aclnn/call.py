@@ -52,7 +52,6 @@ class Phase1:
         ------
         AclError
             If the library refuses to destroy it (unless ``check=False``).
-
         """
         if not self.pending:
             return

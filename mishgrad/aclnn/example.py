@@ -28,7 +28,6 @@ def build() -> Path:
     ------
     mishgrad.kernel.twin_build.TwinBuildError
         If the compiler is missing or the source does not compile.
-
     """
     library = twin_build.build()
     compiler = compile_units.compiler_command()

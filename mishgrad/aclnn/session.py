@@ -70,7 +70,6 @@ class Session:
         A worker's (a learner's copy) is bound afresh to the worker that runs now.
     on
         On the twin: the platform whose UB and cores the kernel launches plan for.
-
     """
 
     def __init__(
@@ -109,7 +108,6 @@ class Session:
         ------
         RuntimeError
             Saying what is closed and what to do.
-
         """
         if self.closed:
             subject = f"{owned} belongs to a closed Session" if owned else "this Session is closed"
@@ -281,7 +279,6 @@ class DeviceTensor:
             If the library refuses the view (status ``ACLNN_ERR_PARAM_INVALID``).
         RuntimeError
             If ``session`` is closed.
-
         """
         session.require_open()
         dtype = native_dtype(dtype)
@@ -325,7 +322,6 @@ class DeviceTensor:
         AclError
             If ``aclrtFree`` refuses the storage, e.g. while a launch not yet synchronized
             uses it (the tensor keeps it then: release it again after synchronizing).
-
         """
         if self.handle:
             self.session.lib.aclDestroyTensor(self.handle)

@@ -38,7 +38,6 @@ def set_current(language: str) -> None:
     ValueError
         If the language is not ``"en"`` or one of
         :data:`mishgrad.book.translation_files.LANGUAGES`.
-
     """
     global _current
     if language != ENGLISH and language not in LANGUAGES:
@@ -90,7 +89,6 @@ def catalog(language: str) -> tuple[dict[str, str], tuple[Template, ...]]:
     ValueError
         If two files translate the same English differently, or a template has no word
         (two letters) outside its fields.
-
     """
     merged: dict[str, str] = {}
     for path in sorted(language_dir(language).glob("*.md")):

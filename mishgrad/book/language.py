@@ -23,7 +23,6 @@ def use(language: str) -> None:
     ValueError
         If the language is not ``"en"`` or one of
         :data:`mishgrad.book.translation_files.LANGUAGES`.
-
     """
     i18n.set_current(language)
     notebook_display.use_language(language)

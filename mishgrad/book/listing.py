@@ -55,7 +55,6 @@ def source_block(
     ------
     ValueError
         If Pygments knows no lexer named ``language``.
-
     """
     if isinstance(text, Listing):
         return SourceListing(text.text, text.language, text.title)

@@ -68,7 +68,6 @@ def parse(path: Path) -> TranslationFile:
     ValueError
         Naming the file and line, for text before the first marker, a repeated cell or
         template, or an empty translation.
-
     """
     cells: dict[str, CellTranslation] = {}
     texts: dict[str, str] = {}

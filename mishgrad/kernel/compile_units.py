@@ -57,7 +57,6 @@ def compiler_command() -> list[str]:
     ------
     TwinBuildError
         If ``CXX`` cannot be split into words as a shell would (an unbalanced quote).
-
     """
     value = os.environ.get("CXX") or "g++"
     try:

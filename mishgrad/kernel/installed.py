@@ -96,7 +96,6 @@ def find_package(env: Mapping[str, str] = os.environ) -> Package:
     ------
     PackageError
         Naming every place looked in, and how to build and install the package.
-
     """
     places = candidates(env)
     for package in places:
@@ -171,7 +170,6 @@ def soc_name(runtime: Path) -> str:
     ------
     PackageError
         If the library cannot be loaded or names no SoC (no NPU driver).
-
     """
     try:
         function = ctypes.CDLL(str(runtime), mode=ctypes.RTLD_GLOBAL).aclrtGetSocName
@@ -239,7 +237,6 @@ def activation(
         CANN's MishGrad (a shared install).
     ValueError
         For another ``kind``, or ``ascend`` without ``soc``.
-
     """
     if kind == "ascend":
         if soc is None:

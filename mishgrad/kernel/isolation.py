@@ -383,7 +383,6 @@ def launch(
         is stopped.
     KeyboardInterrupt
         Raised again after the worker is stopped.
-
     """
     cores = launch.block_dim
     sent = dict(launch.tensors)

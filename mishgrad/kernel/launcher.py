@@ -47,7 +47,6 @@ def numerics_model(numerics: str | None = None) -> str:
     ValueError
         If ``numerics`` or the environment variable (when it decides) names no model of
         :data:`NUMERICS_MODELS`; an empty variable counts as unset.
-
     """
     source = NUMERICS_VARIABLE if numerics is None else "numerics"
     if numerics is None:
@@ -85,7 +84,6 @@ def launch(
     KernelError
         If the kernel breaks a hardware rule, or, isolated, crashes, stalls or writes outside
         its outputs; also for a library without ``one.entry`` (built for another dtype).
-
     """
     if isolated:
         status, error, log, raw = isolation.launch(path, one, config, watchdog or Watchdog())
@@ -169,7 +167,6 @@ def run_operator(
         dtype the operator does not support, or an unknown numerics model.
     KernelError
         As for :func:`launch`.
-
     """
     flat = _flat_inputs(spec, inputs)
     like = next(iter(flat.values()))

@@ -158,7 +158,6 @@ def run(case: str) -> tuple[int, str]:
     ------
     KeyError
         If no program has that name.
-
     """
     message = ctypes.create_string_buffer(1024)
     status = library().misuse_run(case.encode(), message, len(message))

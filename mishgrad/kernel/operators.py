@@ -68,7 +68,6 @@ class OperatorSpec:
         Where its float32 results are judged by absolute error: around a zero of the
         reference and where it is subnormal (for :func:`mishgrad.math.errors.misses_target`;
         None: not known).
-
     """
 
     name: str
@@ -92,7 +91,6 @@ class OperatorSpec:
         ValueError
             If a tensor is not among the arguments, an optional tensor is not an input, or
             a dtype has no kernel type.
-
         """
         tensors = set(self.inputs) | set(self.outputs)
         if not tensors <= set(self.arguments) or not set(self.optional) <= set(self.inputs):
@@ -128,7 +126,6 @@ class OperatorSpec:
         ------
         ValueError
             If ``given`` names something that is not an input, or leaves out a required one.
-
         """
         required = [name for name in self.inputs if name not in self.optional]
         given = set(required if given is None else given)
@@ -146,7 +143,6 @@ class OperatorSpec:
         ------
         ValueError
             If the operator does not support ``dtype``.
-
         """
         if dtype not in self.compute:
             raise ValueError(f"{self.name} supports {', '.join(self.dtypes)}, not {dtype!r}")

@@ -67,7 +67,6 @@ def include_flags(target: str, op_dir: Path) -> list[str]:
     ------
     KeyError
         For a target not in :data:`INCLUDE_DIRS`.
-
     """
     return [f"-I{op_dir / folder}" for folder in INCLUDE_DIRS[target]]
 

@@ -36,7 +36,6 @@ def check_plan(plan: object, x: np.ndarray, has_tanhx: bool, chip: Platform) -> 
         If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
     ValueError
         Naming the first field that is wrong, and why.
-
     """
     if not isinstance(plan, tiling.TilingPlan):
         raise TypeError(translate(f"plan must be a TilingPlan, not {type(plan).__name__}"))

@@ -134,7 +134,6 @@ def platform(name: str | Platform) -> Platform:
     ------
     ValueError
         For an unknown name.
-
     """
     if isinstance(name, Platform):
         return name

@@ -58,7 +58,6 @@ def scratch_root() -> Path:
     ValueError
         If ``MISHGRAD_SCRATCH`` is not an absolute path (a relative one would depend on the
         folder each Jupyter kernel starts in).
-
     """
     value = os.environ.get(ROOT_VARIABLE, "")
     if not value:
@@ -78,7 +77,6 @@ def set_subfolder(name: str) -> None:
     ------
     ValueError
         If ``name`` is neither empty nor a plain folder name.
-
     """
     global _subfolder
     if name:
@@ -109,7 +107,6 @@ class ScratchKernel:
         ------
         FileNotFoundError
             If the copy has no such file.
-
         """
         path = self.path / relative
         if not path.is_file():
@@ -130,7 +127,6 @@ class ScratchKernel:
             If the copy has no such file.
         ValueError
             If ``old`` occurs in it not exactly once (say more of the line to make it unique).
-
         """
         path = self.file(relative)
         text = path.read_text(encoding="utf-8")
@@ -163,7 +159,6 @@ class ScratchKernel:
             :func:`scratch_kernel` made (it has no :data:`MARKER`: a folder holding a file
             the operator's folder does not have): nothing is deleted, and the message says why
             and what to do.
-
         """
         refusal = _refusal(self.path)
         if refusal:
@@ -290,7 +285,6 @@ def scratch_kernel(
     ------
     ValueError
         If ``name`` is not a plain folder name, or ``MISHGRAD_SCRATCH`` not an absolute path.
-
     """
     _check_folder_name(name)
     path = Path(root or scratch_root() / _subfolder) / name / original.name

@@ -56,7 +56,6 @@ def read_method(path: str | Path, name: str, *, with_comment: bool = True) -> st
     ------
     ValueError
         If no definition is found or its braces do not balance.
-
     """
     lines = Path(path).read_text().splitlines()
     first = _definition_line(lines, name)
@@ -84,7 +83,6 @@ def read_lines(path: str | Path, first: str | None = None, last: str | None = No
     ------
     ValueError
         If a marker is not found.
-
     """
     lines = Path(path).read_text().splitlines()
     begin = 0

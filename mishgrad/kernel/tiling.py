@@ -183,7 +183,6 @@ def plan(
     ------
     TilingError
         For n = 0, an unsupported element size, no cores, or a UB too small for one tile.
-
     """
     if total_length == 0:
         raise TilingError("n = 0: nothing to launch")

@@ -38,7 +38,6 @@ def core_events(trace: np.ndarray, core: int = 0) -> np.ndarray:
     ------
     ValueError
         If the trace holds no record of ``core`` (was the kernel run with ``trace=True``?).
-
     """
     events = trace[trace["core"] == core]
     if events.size == 0:

@@ -82,7 +82,6 @@ def native_tiling(
         With the status the C++ function returned.
     KernelError
         If an isolated tiling crashed or did not return.
-
     """
     values = (total_length, dtype_size, has_tanhx, ub_reported, core_count, select_scratch)
     path = build(kernel_spec(root=kernel_dir, dtype=dtype))
@@ -206,7 +205,6 @@ def run_kernel(
         numerics model or a plan that does not describe the arrays (see ``plan``).
     TypeError
         If ``plan`` is not a :class:`~mishgrad.kernel.tiling.TilingPlan`.
-
     """
     chip = platform(on)
     config = twin_config(chip, host_threads, trace, numerics)

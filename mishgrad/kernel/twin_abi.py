@@ -111,7 +111,6 @@ def load(path: Path) -> ctypes.CDLL:
     ------
     TwinBuildError
         If ``path`` is the asan build and this process was not started for it.
-
     """
     if "-asan-" in path.parent.name:  # twin_build names a library's folder by its flavour
         require_sanitizer_runtime(str(path))

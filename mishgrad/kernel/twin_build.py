@@ -110,7 +110,6 @@ def kernel_spec(
         If the sources are not there (mishgrad installed from elsewhere than a clone).
     OSError
         If MishGrad's identity header cannot be written into ``root``.
-
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
     if flavour not in _FLAVOURS:
@@ -147,7 +146,6 @@ def cache_root() -> Path:
     ------
     TwinBuildError
         If ``MISHGRAD_CACHE`` names something that is not a folder.
-
     """
     default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mishgrad"
     value = os.environ.get("MISHGRAD_CACHE", "")
@@ -252,7 +250,6 @@ def build(spec: BuildSpec | None = None) -> Path:
         compile (with the compiler's message), ``CXX`` is no C++ compiler or cannot be read,
         or the cache folder cannot be written (naming ``MISHGRAD_CACHE``), or an asan build
         is asked for in a process that could not load it.
-
     """
     spec = spec or kernel_spec()
     if spec.flavour == "asan":

@@ -39,7 +39,6 @@ def ub_map(trace: np.ndarray, dtype_size: int, has_tanhx: bool, core: int = 0) -
     ValueError
         If the kernel allocates a different number of buffers than the budget table
         lists (the table and ``MishGradKernel::Init`` must change together).
-
     """
     events = core_events(trace, core)
     allocations = events[op_names(events) == "InitBuffer"]

@@ -95,7 +95,6 @@ def as_dtype(dtype: npt.DTypeLike | str, name: str = "dtype") -> np.dtype:
     ------
     ValueError
         Naming ``name``, if ``dtype`` is not one of float32, float16, bfloat16.
-
     """
     if isinstance(dtype, str) and dtype in DTYPES:
         return DTYPES[dtype]
@@ -130,7 +129,6 @@ def as_floats(value: npt.ArrayLike, name: str) -> np.ndarray:
     ------
     ValueError
         Naming ``name``, for another dtype.
-
     """
     array = as_input(value)
     as_dtype(array.dtype, f"{name}'s dtype")

@@ -351,7 +351,6 @@ def mish_backward(
     ------
     ValueError
         If the dtypes differ or are not supported, or the shapes do not broadcast.
-
     """
     grad, x = as_input(grad), as_input(x)
     tensors = {"grad": grad} if tanhx is None else {"grad": grad, "tanhx": as_input(tanhx)}

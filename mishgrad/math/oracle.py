@@ -160,7 +160,6 @@ def dmish_oracle(x: npt.ArrayLike, dtype: npt.DTypeLike | None = None) -> np.nda
     dtype
         The output dtype (any spelling, :func:`~mishgrad.math.dtypes.as_dtype`); default
         ``x.dtype``.
-
     """
     return mish_backward_oracle(np.ones(1), x, dtype)
 

@@ -132,7 +132,6 @@ def exp(x: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         If ``x`` is not float32.
     ValueError
         If ``model`` is not one of :data:`NUMERICS_MODELS`.
-
     """
     x = _float32("x", x)
     check_model(model)
@@ -162,7 +161,6 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike, model: str = "ieee") -> np.ndarray:
         If ``a`` or ``b`` is not float32.
     ValueError
         If ``model`` is not one of :data:`NUMERICS_MODELS` or the shapes differ.
-
     """
     a, b = _float32("a", a), _float32("b", b)
     check_model(model)
