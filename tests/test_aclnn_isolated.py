@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spinning import wait_until_spinning
 
 from mishgrad import aclnn
 from mishgrad.kernel import isolation
@@ -237,12 +238,6 @@ print("next session", same.all(), flush=True)
 """
 
 
-def cpu_seconds(pid: int) -> float:
-    """The user CPU time process ``pid`` has used (utime, the 14th field of /proc/pid/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / os.sysconf("SC_CLK_TCK")
-
-
 def test_an_interrupt_stops_a_hanging_kernel_at_once(faulty):
     still_works(faulty)  # built
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -250,15 +245,10 @@ def test_an_interrupt_stops_a_hanging_kernel_at_once(faulty):
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:
         assert child.stdout is not None
         worker = int(child.stdout.readline().split()[1])
-        spinning = cpu_seconds(worker) + 1.0  # the kernel spins once the worker has
-        deadline = time.monotonic() + 600  # a hang guard only
-        while cpu_seconds(worker) < spinning and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until_spinning(worker)  # the kernel is running
         child.send_signal(signal.SIGINT)  # what JupyterLab's Interrupt does
-        sent = time.monotonic()
         # Its watchdog never stops a stall (stall=1e9): only the Interrupt can have ended it.
         assert child.stdout.readline().strip() == "interrupted"
-        assert time.monotonic() - sent < 300  # a hang guard only (the parent looks every STEP s)
         rest = child.stdout.read()
         assert child.wait(timeout=600) == 0
     assert "stale: " in rest and "(Interrupt stopped it)" in rest, rest

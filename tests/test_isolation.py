@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spinning import wait_until_spinning
 
 from mishgrad.kernel import isolation, shared_tensors, source, twin
 from mishgrad.kernel.scratch import ScratchKernel, scratch_kernel
@@ -199,23 +200,13 @@ except KeyboardInterrupt:
 """
 
 
-def cpu_seconds(pid: int) -> float:
-    """The user CPU time process ``pid`` has used (utime, the 14th field of /proc/pid/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / os.sysconf("SC_CLK_TCK")
-
-
 def test_an_interrupt_stops_a_running_kernel_and_the_process_carries_on(faulty):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "-c", INTERRUPTED.format(spin=SPIN), str(faulty.path)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:
         assert child.stdout is not None
         worker = int(child.stdout.readline().split()[1])
-        # Interrupt once the worker has spun for a second of CPU time: the kernel is running.
-        spinning = cpu_seconds(worker) + 1.0
-        deadline = time.monotonic() + 600  # a hang guard only
-        while cpu_seconds(worker) < spinning and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until_spinning(worker)  # the kernel is running
         child.send_signal(signal.SIGINT)  # what JupyterLab's Interrupt does
         assert child.stdout.readline().strip() == "interrupted"
         rest = child.stdout.read()

@@ -68,6 +68,9 @@ class OperatorSpec:
         Where its float32 results are judged by absolute error: around a zero of the
         reference and where it is subnormal (for :func:`mishgrad.math.errors.misses_target`;
         None: not known).
+    stamped
+        Whether its kernel writes the stamp that names its build, so that every build first
+        writes the identity header (:mod:`mishgrad.kernel.identity`) of the folder it compiles.
     """
 
     name: str
@@ -82,6 +85,7 @@ class OperatorSpec:
     folder: Path | None = None
     reference: Callable[..., np.ndarray] | None = field(default=None, compare=False)
     regions: Regions | None = None
+    stamped: bool = False
 
     def __post_init__(self) -> None:
         """Check that the tensors are the entry's and the dtypes are known.
@@ -165,6 +169,7 @@ MISH_GRAD: Final = OperatorSpec(
     tiling_function="mishgrad_tiling",
     reference=lambda grad, x, tanhx=None: mish_backward_oracle(grad, x),  # tanhx adds nothing
     regions=MISH_GRAD_REGIONS,
+    stamped=True,
 )
 
 #: SiluGrad's regions: the window around the zero of its d, x0 = -1 - W(1/e) ~ -1.27846, and

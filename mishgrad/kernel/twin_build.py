@@ -109,7 +109,7 @@ def kernel_spec(
     TwinBuildError
         If the sources are not there (mishgrad installed from elsewhere than a clone).
     OSError
-        If MishGrad's identity header cannot be written into ``root``.
+        If a stamped operator's identity header cannot be written into ``root``.
     """
     flavour = flavour or os.environ.get("MISHGRAD_TWIN_FLAVOUR", "release")
     if flavour not in _FLAVOURS:
@@ -122,8 +122,8 @@ def kernel_spec(
             f"kernel sources not found at {root} and {TWIN_DIR}: install mishgrad from a clone "
             "of the repository (`make lab` does this)"
         )
-    if operator.name == opsnn.OP_NAME:
-        identity.write_header(root)  # the stamp names its build: MishGrad's identity header
+    if operator.stamped:
+        identity.write_header(root)  # the stamp names its build
     # The glue also sees the operator's headers; the twin sees none; the kernel, an
     # Ascend-side source, sees exactly what ops-nn gives it, so an include that ops-nn cannot
     # resolve fails here too.

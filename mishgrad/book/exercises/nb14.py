@@ -180,6 +180,11 @@ def _hint(key: str, x: float) -> str:
     return "zero" if REGIONS.in_window(x) else "far" if x < -80 else key
 
 
+def _share(ulps: np.ndarray) -> float:
+    """The percentage of the uniform[-20, 20] inputs (the sample's first) within 1 ULP."""
+    return 100 * float(np.mean(ulps[:UNIFORM] <= 1))
+
+
 def _misses(x: np.ndarray, out: np.ndarray, truth: np.ndarray, model: str | None):
     """Each target of :data:`TARGET_LABELS` in turn: (its key, where missed, how far).
 
@@ -206,7 +211,7 @@ def _misses(x: np.ndarray, out: np.ndarray, truth: np.ndarray, model: str | None
     yield "far", REGIONS.subnormal(x) & (error > errors.FLOAT32_TINY), error
     if model is not None:
         uniform = np.arange(x.size) < UNIFORM
-        few = 100 * np.mean(ulps[uniform] <= 1) < errors.FLOAT32_WITHIN_1ULP_UNIFORM_PCT[model]
+        few = _share(ulps) < errors.FLOAT32_WITHIN_1ULP_UNIFORM_PCT[model]
         yield "share", uniform & (ulps > 1) & few, ulps
 
 
@@ -219,7 +224,7 @@ def _first_miss(
             i = int(np.flatnonzero(missed)[np.argmax(size[missed])])
             target = TARGET_LABELS[key][1]
             if key == "share":  # how far the sample's share falls short
-                target = f"{target} (yours: {100 * np.mean(size[:UNIFORM] <= 1):.1f}%)"
+                target = f"{target} (yours: {_share(size):.1f}%)"
             return target, HINTS[_hint(key, float(x[i]))], i
     return None
 
