@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from contextlib import ExitStack
+from multiprocessing.shared_memory import SharedMemory
 from pathlib import Path
 
 import numpy as np
@@ -214,13 +215,33 @@ def test_an_interrupt_stops_a_running_kernel_and_the_process_carries_on(faulty):
     assert rest.startswith("worker stopped True next run True"), rest
 
 
-def test_worker_blocks_are_unlinked(faulty):
-    before = set(os.listdir("/dev/shm")) if Path("/dev/shm").is_dir() else set()
+@pytest.fixture
+def created(monkeypatch) -> list[str]:
+    """The names of the shared-memory blocks this process creates during the test.
+
+    Listing /dev/shm before and after would also see other pytest workers' blocks.
+    """
+    names: list[str] = []
+
+    def recording(*arguments, **keywords) -> SharedMemory:
+        block = SharedMemory(*arguments, **keywords)
+        names.append(block.name)
+        return block
+
+    monkeypatch.setattr(shared_tensors, "SharedMemory", recording)
+    return names
+
+
+def still_there(names: list[str]) -> list[str]:
+    return [name for name in names if Path("/dev/shm", name).exists()]
+
+
+def test_worker_blocks_are_unlinked(faulty, created):
     faulty.run_kernel(*inputs(3000))
     with pytest.raises(twin.KernelError):
         faulty.run_kernel(*inputs(NULL))
-    after = set(os.listdir("/dev/shm")) if Path("/dev/shm").is_dir() else set()
-    assert not {name for name in after - before if name.startswith("psm_")}
+    assert len(created) >= 6  # grad, x, tanhx and out for each launch, and the progress boards
+    assert still_there(created) == []
     assert isolation.STEP <= 0.1  # the interrupt latency the module promises
 
 
@@ -295,14 +316,13 @@ def test_a_busy_worker_dies_with_the_notebook_killed_by_sigkill():
     assert _gone(worker), f"worker {worker} outlived the notebook that started it"
 
 
-def test_shared_memory_too_small_is_refused_up_front_not_a_sigbus():
+def test_shared_memory_too_small_is_refused_up_front_not_a_sigbus(created):
     """The block is reserved before anything is written: a full /dev/shm raises, naming the fix."""
     shm = os.statvfs("/dev/shm")
     more_than_free = shm.f_bavail * shm.f_frsize + 2**30  # sparse until written
-    before = set(os.listdir("/dev/shm"))
     with pytest.raises(
         shared_tensors.SharedMemoryError, match=r"/dev/shm has .*\(isolated=False\)"
     ):
         with ExitStack() as stack:
             shared_tensors._block(more_than_free, stack)
-    assert set(os.listdir("/dev/shm")) <= before  # nothing left behind
+    assert len(created) == 1 and still_there(created) == []  # nothing left behind
