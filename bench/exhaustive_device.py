@@ -15,25 +15,26 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mishgrad import aclnn
-from mishgrad.kernel import launcher, twin, twin_build
+from mishgrad.kernel import installed, launcher, twin, twin_build
 
 
 def soc_name(backend: aclnn.Backend) -> str:
     """The SoC ``aclrtGetSocName`` of the backend's runtime names ("none" if it names none).
 
-    The runtime is already loaded; ``ctypes.CDLL`` gets the same handle and keeps its scope
-    (``installed.soc_name`` loads with global scope, which would let the twin's symbols stand
-    in for those of any twin library this process loads later).
+    The runtime is already loaded; this keeps its scope (global scope would let the twin's
+    symbols stand in for those of any twin library this process loads later).
     """
-    function = ctypes.CDLL(backend.libraries["runtime"]).aclrtGetSocName
-    function.restype, function.argtypes = ctypes.c_char_p, []
-    name = function()
-    return name.decode() if name else "none"
+    runtime = Path(backend.libraries["runtime"])
+    try:
+        return installed.soc_name(runtime, mode=ctypes.DEFAULT_MODE)
+    except installed.PackageError:  # loaded already: only a runtime naming no SoC gets here
+        return "none"
 
 
 @contextmanager

@@ -10,7 +10,6 @@ among them, and every finite float16 and bfloat16 input; its report must be the 
 kernel built with a planted fault, or a vector unit that saturates, must be reported.
 """
 
-import os
 import re
 import subprocess
 import sys
@@ -34,20 +33,15 @@ from tools import npu_rehearsal
 STRIDE = 4096
 SOC = npu_rehearsal.SOC_NAME
 SCRIPT = REPOSITORY / "bench" / "exhaustive.py"
-#: Variables of this process that would point the run at another CANN or package.
-CLEARED = ("ASCEND_OPP_PATH", "ASCEND_CUSTOM_OPP_PATH", "MISHGRAD_BACKEND", "MISHGRAD_OPP_PATH")
-
-
-def stand_in(root: Path, library: Path) -> dict[str, str]:
-    """The rehearsal's stand-in CANN under ``root`` (tools/npu_rehearsal.py), the twin's vector
-    unit rounding as the ``hardware`` model; returns its variables."""
-    return {**npu_rehearsal.stand_in(root, library), "MISHGRAD_TWIN_NUMERICS": "hardware"}
 
 
 def run_on_the_stand_in(root: Path, library: Path) -> subprocess.CompletedProcess:
-    """`bench/exhaustive.py --backend ascend` on a stand-in of ``library``, in ``root/runs``."""
-    environment = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    environment |= stand_in(root, library)
+    """`bench/exhaustive.py --backend ascend` on a stand-in of ``library``, in ``root/runs``.
+
+    The stand-in is the rehearsal's (tools/npu_rehearsal.py), laid out under ``root``, its
+    vector unit rounding as the twin's ``hardware`` model.
+    """
+    environment = npu_rehearsal.environment(root, library) | {"MISHGRAD_TWIN_NUMERICS": "hardware"}
     command = [sys.executable, str(SCRIPT), "--backend", "ascend", "--stride", str(STRIDE)]
     return subprocess.run(
         [*command, "--folder", str(root / "runs")], env=environment, capture_output=True, text=True

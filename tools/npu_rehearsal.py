@@ -19,9 +19,8 @@ of the selected backend going to it, one worker, and nbval with the NPU's saniti
 cannot: CANN's own code (nnopbase, its messages, its workspace sizes) and the vector unit's
 arithmetic, which only a run on the NPU shows.
 
-Usage: ``python -m tools.npu_rehearsal COMMAND [ARG...]`` runs COMMAND with the variables
-:func:`stand_in` returns, ``ASCEND_CUSTOM_OPP_PATH`` and ``ASCEND_OPP_PATH`` of the calling shell
-removed (a fresh CANN environment has neither), and exits with its status.
+Usage: ``python -m tools.npu_rehearsal COMMAND [ARG...]`` runs COMMAND in :func:`environment`
+and exits with its status.
 """
 
 import os
@@ -34,10 +33,10 @@ from typing import Final
 from mishgrad.kernel import opsnn, twin_build
 from mishgrad.kernel.installed import SOC_FOLDERS
 from mishgrad.kernel.platforms import PLATFORMS
+from mishgrad.paths import REPOSITORY
 
-ROOT: Final = Path(__file__).resolve().parent.parent
 #: Where the stand-in CANN and the private install are laid out (replaced on every run).
-FOLDER: Final = ROOT / "build" / "npu-rehearsal"
+FOLDER: Final = REPOSITORY / "build" / "npu-rehearsal"
 #: The chip the stand-in poses as: its ``aclrtGetSocName`` and its key in ``PLATFORMS``.
 SOC_NAME: Final = "Ascend910B3"
 CHIP: Final = "910B3"
@@ -76,16 +75,25 @@ def stand_in(folder: Path, library: Path | None = None) -> dict[str, str]:
     }
 
 
+def environment(folder: Path, library: Path | None = None) -> dict[str, str]:
+    """The variables of this process, with :func:`stand_in`'s laid out in ``folder``.
+
+    ``ASCEND_CUSTOM_OPP_PATH`` and ``ASCEND_OPP_PATH`` are removed: a fresh CANN environment has
+    neither, and either would point the run at another install.
+    """
+    kept = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    return kept | stand_in(folder, library)
+
+
 def main(argv: list[str]) -> int:
     """Lay out the stand-in, then run ``argv`` in its environment; return its exit status."""
     if not argv:
         print("usage: python -m tools.npu_rehearsal COMMAND [ARG...]", file=sys.stderr)
         return 2
-    environment = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     shutil.rmtree(FOLDER, ignore_errors=True)
-    environment |= stand_in(FOLDER)
+    variables = environment(FOLDER)
     print(f"npu-rehearsal: a stand-in CANN posing as {SOC_NAME} at {FOLDER}", flush=True)
-    return subprocess.run(argv, env=environment, check=False).returncode
+    return subprocess.run(argv, env=variables, check=False).returncode
 
 
 if __name__ == "__main__":

@@ -163,8 +163,10 @@ class Activation:
     custom_opp_path: str  # the process's ASCEND_CUSTOM_OPP_PATH; empty: unset it
 
 
-def soc_name(runtime: Path) -> str:
+def soc_name(runtime: Path, mode: int = ctypes.RTLD_GLOBAL) -> str:
     """The SoC CANN's runtime library ``runtime`` names: ``aclrtGetSocName``, before ``aclInit``.
+
+    ``mode``: how ``dlopen`` loads it, global as a backend loads CANN's libraries.
 
     Raises
     ------
@@ -172,7 +174,7 @@ def soc_name(runtime: Path) -> str:
         If the library cannot be loaded or names no SoC (no NPU driver).
     """
     try:
-        function = ctypes.CDLL(str(runtime), mode=ctypes.RTLD_GLOBAL).aclrtGetSocName
+        function = ctypes.CDLL(str(runtime), mode=mode).aclrtGetSocName
     except (OSError, AttributeError) as error:
         raise PackageError(f"cannot ask CANN's runtime which SoC this is: {error}") from error
     function.restype, function.argtypes = ctypes.c_char_p, []

@@ -21,6 +21,7 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "twin/aclnn.h"
+#include "twin/views.h"
 
 namespace mishgrad_twin_ut {
 
@@ -58,15 +59,6 @@ struct TensorRelease {
 
 using TensorPtr = std::unique_ptr<aclTensor, TensorRelease>;
 
-inline int64_t ElementCount(const std::vector<int64_t>& dims)
-{
-    int64_t count = 1;
-    for (int64_t dim : dims) {
-        count *= dim;
-    }
-    return count;
-}
-
 // The strides, in elements, of a contiguous view of `dims`.
 inline std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims)
 {
@@ -96,7 +88,11 @@ public:
     mishgrad_twin_ut::TensorPtr ToAclType() const
     {
         mishgrad_twin_ut::StartRuntime();
-        const int64_t bytes = mishgrad_twin_ut::ElementCount(storage_dims_) * twin::ElementSize(data_type_);
+        int64_t elements = 0;
+        if (!twin::ElementCount(storage_dims_, &elements)) {
+            elements = 0;  // storage dims the twin refuses get no storage: aclCreateTensor says why
+        }
+        const int64_t bytes = elements * twin::ElementSize(data_type_);
         mishgrad_twin_ut::TensorRelease release;
         if (bytes > 0 && aclrtMalloc(&release.storage, static_cast<size_t>(bytes), ACL_MEM_MALLOC_HUGE_FIRST) !=
                              ACL_SUCCESS) {
