@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import nbval.kernel
 import numpy as np
 import pytest
+from kernel_start import retrying
 
 from mishgrad.aclnn import backends
 from mishgrad.kernel import identity, scratch, source, twin_build
@@ -62,8 +64,9 @@ def pytest_xdist_auto_num_workers() -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set; on CANN,
-    allow one worker only and add :data:`NPU_SANITIZERS` to nbval's.
+    """Point ``MISHGRAD_SCRATCH`` at :data:`TEST_SCRATCH`, whatever the shell set; start nbval's
+    kernels again if one dies starting (tests/kernel_start.py); on CANN, allow one worker only
+    and add :data:`NPU_SANITIZERS` to nbval's.
 
     Every process a test starts inherits the variable: nbval's kernels, xdist's workers, JupyterLab.
     The checkout's identity header is written first, as its first build would, so that a test that
@@ -71,6 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     os.environ[scratch.ROOT_VARIABLE] = str(TEST_SCRATCH)
     identity.write_header(source.OPERATOR_DIR)
+    nbval.kernel.start_new_kernel = retrying(nbval.kernel.start_new_kernel)
     if runs_on_cann():
         require_one_worker(config)
         add_npu_sanitizers(config)
