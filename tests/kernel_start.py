@@ -6,9 +6,10 @@ xdist worker starting a kernel of its own, or any outgoing connection, whose loc
 from the same range. The kernel then exits with ZMQError "Address already in use" before it
 answers, and nbval fails every cell of the notebook with "Kernel died before replying to
 kernel_info" (jupyter/jupyter_client#154, jupyter/nbconvert#1066, treebeardtech/nbmake#129).
-A new start picks new ports. No cell of the notebook has run yet, so starting again hides no
-fault of the book; any other failure is raised at once. nbval sends the kernel's stderr to
-/dev/null; here it goes to a temporary file, whose last lines a retry's warning quotes.
+That is the known cause; the one such failure CI had here could not say which it was, as nbval
+sends the kernel's stderr to /dev/null. Here it goes to a temporary file, whose last lines a
+restart's warning quotes. A new start picks new ports. No cell of the notebook has run yet, so
+starting again hides no fault of the book; any other failure is raised at once.
 """
 
 import tempfile
